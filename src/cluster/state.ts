@@ -1,0 +1,34 @@
+// What the policy may know about the cluster. Read-only; implemented from static files
+// (static-state.ts) and from informer caches (informers). The indexes make a removal check cost
+// O(removed versions × users), never O(all Shoots).
+import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
+
+/** One place a Shoot uses a version. */
+export type VersionUse =
+  | { shoot: Shoot; via: 'control-plane'; version: string }
+  | { shoot: Shoot; via: 'worker-kubernetes'; worker: string; version: string }
+  | { shoot: Shoot; via: 'machine-image'; worker: string; image: string; version: string };
+
+export interface ClusterState {
+  /** True once every source has been read completely at least once. Static state is always synced. */
+  readonly synced: boolean;
+
+  cloudProfile(name: string): CloudProfile | undefined;
+  namespacedCloudProfile(namespace: string, name: string): NamespacedCloudProfile | undefined;
+  /** NamespacedCloudProfiles whose `spec.parent` is the CloudProfile `parentName` (deleting ones included). */
+  namespacedProfilesOf(parentName: string): NamespacedCloudProfile[];
+
+  /** Shoots whose effective profile is `ref` (deleting ones included; rules decide). */
+  shootsUsing(ref: ProfileRef): Shoot[];
+  /** Uses of a Kubernetes version by Shoots on `ref`: control plane and worker pools. */
+  kubernetesVersionUsers(ref: ProfileRef, version: string): VersionUse[];
+  /** Uses of a machine-image version by workers of Shoots on `ref`. */
+  machineImageVersionUsers(ref: ProfileRef, image: string, version: string): VersionUse[];
+  /** Every machine-image version of `image` used on `ref`, with its users (for a removed image). */
+  machineImageUsers(ref: ProfileRef, image: string): VersionUse[];
+
+  /** Every Shoot, for whole-state reports (`explain`); not for the admission path. */
+  allShoots(): Iterable<Shoot>;
+  /** Every CloudProfile and NamespacedCloudProfile, for whole-state reports. */
+  allProfiles(): Iterable<CloudProfile | NamespacedCloudProfile>;
+}

@@ -1,0 +1,200 @@
+// Parse at the edge: the shape of every object we police is checked once, here, with ajv
+// (compiled once at load), so rules can trust the types. Semantics (enums, orders, dates in the
+// past) are the rules' business; this only guarantees that fields have the right JSON types.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Kind, PolicedObject } from './types.js';
+import { GROUP_VERSION } from './types.js';
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+const str = { type: 'string' } as const;
+
+const lifecycle = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['classification'],
+    properties: { classification: str, startTime: timestamp },
+  },
+} as const;
+
+const expirableVersion = {
+  type: 'object',
+  required: ['version'],
+  properties: { version: str, classification: str, expirationDate: timestamp, lifecycle },
+} as const;
+
+const machineImageVersion = {
+  type: 'object',
+  required: ['version'],
+  properties: {
+    ...expirableVersion.properties,
+    cri: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: str,
+          containerRuntimes: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: str } } },
+        },
+      },
+    },
+    architectures: { type: 'array', items: str },
+    kubeletVersionConstraint: str,
+    inPlaceUpdates: { type: 'object', properties: { supported: { type: 'boolean' }, minVersionForUpdate: str } },
+    capabilityFlavors: { type: 'array' },
+  },
+} as const;
+
+const machineImage = {
+  type: 'object',
+  required: ['name', 'versions'],
+  properties: { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } },
+} as const;
+
+const kubernetes = {
+  type: 'object',
+  required: ['versions'],
+  properties: { versions: { type: 'array', items: expirableVersion } },
+} as const;
+
+const metadata = (namespaced: boolean) =>
+  ({
+    type: 'object',
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      namespace: namespaced ? { type: 'string', minLength: 1 } : str,
+      deletionTimestamp: timestamp,
+      annotations: { type: 'object', additionalProperties: str },
+    },
+  }) as const;
+
+const envelope = (kind: Kind, namespaced: boolean, spec: object) => ({
+  type: 'object',
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  properties: {
+    apiVersion: { const: GROUP_VERSION },
+    kind: { const: kind },
+    metadata: metadata(namespaced),
+    spec,
+  },
+});
+
+const schemas: Record<Kind, object> = {
+  CloudProfile: envelope('CloudProfile', false, {
+    type: 'object',
+    required: ['kubernetes', 'machineImages'],
+    properties: { kubernetes, machineImages: { type: 'array', items: machineImage } },
+  }),
+  NamespacedCloudProfile: envelope('NamespacedCloudProfile', true, {
+    type: 'object',
+    required: ['parent'],
+    properties: {
+      parent: { type: 'object', required: ['kind', 'name'], properties: { kind: str, name: str } },
+      kubernetes,
+      machineImages: { type: 'array', items: machineImage },
+    },
+  }),
+  Shoot: envelope('Shoot', true, {
+    type: 'object',
+    required: ['kubernetes'],
+    properties: {
+      cloudProfileName: str,
+      cloudProfile: { type: 'object', required: ['name'], properties: { kind: str, name: str } },
+      kubernetes: { type: 'object', required: ['version'], properties: { version: str } },
+      provider: {
+        type: 'object',
+        properties: {
+          workers: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: {
+                name: str,
+                kubernetes: { type: 'object', properties: { version: str } },
+                machine: {
+                  type: 'object',
+                  properties: {
+                    image: { type: 'object', required: ['name'], properties: { name: str, version: str } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  }),
+};
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv, ['date-time']);
+const validators = Object.fromEntries(
+  (Object.keys(schemas) as Kind[]).map((k) => [k, ajv.compile(schemas[k])]),
+) as Record<Kind, ReturnType<typeof ajv.compile>>;
+
+export const POLICED_KINDS: readonly Kind[] = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'];
+
+export function isPolicedKind(kind: unknown): kind is Kind {
+  return typeof kind === 'string' && (POLICED_KINDS as readonly string[]).includes(kind);
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type ParseResult<T> = { ok: true; object: T } | { ok: false; errors: FieldError[] };
+
+/** JSON pointer `/spec/kubernetes/versions/0` → `spec.kubernetes.versions[0]`. */
+export function pointerToField(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    out += /^[0-9]+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+function describe(e: ErrorObject): FieldError {
+  const base = pointerToField(e.instancePath);
+  if (e.keyword === 'required') {
+    const missing = String((e.params as { missingProperty: string }).missingProperty);
+    return { field: base ? `${base}.${missing}` : missing, message: 'required field is missing' };
+  }
+  if (e.keyword === 'const') {
+    return { field: base, message: `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
+  }
+  if (e.keyword === 'format') return { field: base, message: 'must be an RFC 3339 timestamp' };
+  return { field: base, message: e.message ?? 'invalid' };
+}
+
+/**
+ * Checks that `raw` is a well-formed object of `kind`. On success the same object is returned,
+ * typed. Errors name every bad field, deepest first by JSON type.
+ */
+export function parsePolicedObject(kind: Kind, raw: unknown): ParseResult<PolicedObject> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
+  }
+  const validate = validators[kind];
+  if (validate(raw)) return { ok: true, object: raw as PolicedObject };
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const e of validate.errors ?? []) {
+    const d = describe(e);
+    const key = `${d.field}\u0000${d.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      errors.push(d);
+    }
+  }
+  return { ok: false, errors };
+}
+
+export function formatFieldErrors(errors: readonly FieldError[]): string {
+  return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
+}

@@ -1,0 +1,121 @@
+// The contract between evaluate() and the rules: what a rule sees, and what it returns.
+import type { ClusterState } from '../cluster/state.js';
+import type { Config } from '../config.js';
+import type {
+  CloudProfile,
+  CloudProfileSpec,
+  Kind,
+  NamespacedCloudProfile,
+  Operation,
+  PolicedObject,
+  Shoot,
+} from './types.js';
+
+/** Every rule ID of POLICY.md. The ID is the label in messages, metrics, config and tests. */
+export const RULE_IDS = [
+  'K8S-VERSIONS',
+  'MACHINE-IMAGES',
+  'CLASSIFICATION',
+  'LIFECYCLE-ORDER',
+  'LATEST-NO-EXPIRY',
+  'SUPPORTED-PER-MINOR',
+  'PAST-EXPIRATION',
+  'IN-USE',
+  'NCP-OVERRIDES',
+  'SHOOT-VERSION-AVAILABLE',
+  'SHOOT-NO-DOWNGRADE',
+  'SHOOT-NO-MINOR-SKIP',
+  'DEFAULT-GARDENER',
+  'DEFAULT-LIFECYCLE',
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+
+export interface Violation {
+  rule: RuleId;
+  /** Field path, e.g. `spec.kubernetes.versions[3].lifecycle[1].classification`; '' for the whole object. */
+  field: string;
+  /** Lower-case, names the version(s) and the other side of any conflict. */
+  message: string;
+}
+
+export interface PolicyRequest {
+  operation: Operation;
+  kind: Kind;
+  name: string;
+  namespace?: string;
+  /** The object to be stored (CREATE, UPDATE). */
+  object?: PolicedObject;
+  /** The stored object (UPDATE, DELETE). */
+  oldObject?: PolicedObject;
+  dryRun: boolean;
+  user?: string;
+}
+
+export interface Decision {
+  allowed: boolean;
+  violations: Violation[];
+  warnings: string[];
+  /** The object as it would be stored, after the mutating path (CREATE, UPDATE). */
+  object?: PolicedObject;
+  /** True if the mutating path changed the object. */
+  mutated: boolean;
+}
+
+interface ContextBase {
+  operation: Operation;
+  request: PolicyRequest;
+  /** Epoch ms; time rules compare against this and never read the clock. */
+  now: number;
+  config: Config;
+  /** Feature gate VersionClassificationLifecycle. */
+  lifecycleGate: boolean;
+  state: ClusterState;
+}
+
+export interface CloudProfileContext extends ContextBase {
+  kind: 'CloudProfile';
+  /** After the mutating path. */
+  object?: CloudProfile;
+  oldObject?: CloudProfile;
+}
+
+export interface NamespacedCloudProfileContext extends ContextBase {
+  kind: 'NamespacedCloudProfile';
+  object?: NamespacedCloudProfile;
+  oldObject?: NamespacedCloudProfile;
+  /** The parent CloudProfile from the cluster state, if it exists. */
+  parent?: CloudProfile;
+  /** Parent + overrides of `object` (see merge.ts), when the parent exists. */
+  merged?: CloudProfileSpec;
+  /** Parent + overrides of `oldObject`, when the parent exists. */
+  oldMerged?: CloudProfileSpec;
+}
+
+export interface ShootContext extends ContextBase {
+  kind: 'Shoot';
+  object?: Shoot;
+  oldObject?: Shoot;
+  /** The Shoot's effective profile spec (merged for a NamespacedCloudProfile), when it exists in the state. */
+  profile?: CloudProfileSpec;
+}
+
+export type RuleContext = CloudProfileContext | NamespacedCloudProfileContext | ShootContext;
+
+export interface Rule {
+  id: RuleId;
+  /** Whether the rule judges this request at all (kind, operation). */
+  appliesTo(ctx: RuleContext): boolean;
+  /**
+   * Whether judging this request needs the cluster state. When it does and the state is not
+   * synced, evaluate() denies with "cluster state not ready" instead of calling check().
+   */
+  needsState?(ctx: RuleContext): boolean;
+  check(ctx: RuleContext): Violation[];
+  /** Things worth saying that do not deny. */
+  warnings?(ctx: RuleContext): string[];
+}
+
+/** Formats a violation the way every denial lists it. */
+export function formatViolation(v: Violation): string {
+  return v.field ? `[${v.rule}] ${v.field}: ${v.message}` : `[${v.rule}] ${v.message}`;
+}

@@ -1,0 +1,201 @@
+// Versions and time: parsing, ordering, classification at an instant, supported windows.
+// Every instant is epoch milliseconds; an instant counts as reached only when strictly before `now`.
+import semver from 'semver';
+import type { Classification, ExpirableVersion } from './types.js';
+import { STAGE_ORDER } from './types.js';
+
+/** Gardener's Kubernetes version format: strictly X.Y.Z, no `v`, no suffix. */
+export const K8S_VERSION_PATTERN = /^([0-9]+\.){2}[0-9]+$/;
+
+export function isStrictKubernetesVersion(version: string): boolean {
+  return K8S_VERSION_PATTERN.test(version);
+}
+
+// Masterminds/semver v3 NewVersion (what Gardener uses for images) is lenient: optional `v`,
+// `X` or `X.Y`, pre-release and build metadata. We normalise to X.Y.Z and let node-semver judge
+// the pre-release/build identifiers.
+const LENIENT_PATTERN =
+  /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
+
+const parsedCache = new Map<string, semver.SemVer | null>();
+
+/** Parses a version the lenient way Gardener parses machine-image versions; undefined if it cannot. */
+export function parseVersion(version: string): semver.SemVer | undefined {
+  const cached = parsedCache.get(version);
+  if (cached !== undefined) return cached ?? undefined;
+  const parsed = parseUncached(version);
+  if (parsedCache.size > 50_000) parsedCache.clear();
+  parsedCache.set(version, parsed ?? null);
+  return parsed;
+}
+
+function parseUncached(version: string): semver.SemVer | undefined {
+  const m = LENIENT_PATTERN.exec(version);
+  if (!m) return undefined;
+  const [, major, minor, patch, pre, build] = m;
+  let normalised = `${Number(major)}.${Number(minor ?? 0)}.${Number(patch ?? 0)}`;
+  if (pre) normalised += `-${pre}`;
+  if (build) normalised += `+${build}`;
+  try {
+    return new semver.SemVer(normalised);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Semver order; build metadata is ignored. Unparseable versions sort before every parseable one. */
+export function compareVersions(a: string, b: string): number {
+  const pa = parseVersion(a);
+  const pb = parseVersion(b);
+  if (!pa || !pb) return (pa ? 1 : 0) - (pb ? 1 : 0) || (a < b ? -1 : a > b ? 1 : 0);
+  return pa.compare(pb);
+}
+
+/** `major.minor` of a version, or undefined if it does not parse. */
+export function minorKey(version: string): string | undefined {
+  const p = parseVersion(version);
+  return p ? `${p.major}.${p.minor}` : undefined;
+}
+
+/** The highest version of a list by semver, or undefined for an empty list or an unparseable entry. */
+export function latestVersion<T extends { version: string }>(versions: readonly T[]): T | undefined {
+  let best: T | undefined;
+  for (const v of versions) {
+    if (!parseVersion(v.version)) return undefined;
+    if (!best || compareVersions(v.version, best.version) > 0) best = v;
+  }
+  return best;
+}
+
+/** RFC 3339 → epoch ms; NaN when absent or unparseable. */
+export function parseInstant(value: string | undefined): number {
+  return value === undefined ? Number.NaN : Date.parse(value);
+}
+
+export function formatInstant(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+export interface Stage {
+  classification: string;
+  /** -Infinity when the stage has no start ("always started"). */
+  start: number;
+}
+
+export function hasLifecycle(v: ExpirableVersion): boolean {
+  return Array.isArray(v.lifecycle) && v.lifecycle.length > 0;
+}
+
+export function hasLegacyFields(v: ExpirableVersion): boolean {
+  return v.classification !== undefined || v.expirationDate !== undefined;
+}
+
+/**
+ * The version's stages. A lifecycle is taken as written; legacy fields are read as a lifecycle
+ * (classification or `supported` with no start, then `expired` at expirationDate). A plain
+ * version has no stages.
+ */
+export function stagesOf(v: ExpirableVersion): Stage[] {
+  if (hasLifecycle(v)) {
+    return v.lifecycle!.map((s) => ({
+      classification: s.classification,
+      start: s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime),
+    }));
+  }
+  if (!hasLegacyFields(v)) return [];
+  const stages: Stage[] = [{ classification: v.classification ?? 'supported', start: Number.NEGATIVE_INFINITY }];
+  if (v.expirationDate !== undefined) stages.push({ classification: 'expired', start: parseInstant(v.expirationDate) });
+  return stages;
+}
+
+/** Classification of a set of stages at instant `t`: stages whose start is strictly before `t` apply, later ones win. */
+export function classifyStages(stages: readonly Stage[], t: number): Classification {
+  if (stages.length === 0) return 'supported';
+  let result: string = 'unavailable';
+  for (const s of stages) if (s.start < t) result = s.classification;
+  return result as Classification;
+}
+
+export function classificationAt(v: ExpirableVersion, t: number): Classification {
+  return classifyStages(stagesOf(v), t);
+}
+
+export function isActive(c: Classification): boolean {
+  return c !== 'unavailable' && c !== 'expired';
+}
+
+export function stageRank(c: string): number {
+  return (STAGE_ORDER as readonly string[]).indexOf(c);
+}
+
+/** An explicit supported claim: legacy `classification: supported`, or a lifecycle `supported` stage. */
+export function isExplicitlySupported(v: ExpirableVersion): boolean {
+  if (hasLifecycle(v)) return v.lifecycle!.some((s) => s.classification === 'supported');
+  return v.classification === 'supported';
+}
+
+/** A half-open interval (from, to] of instants; ±Infinity for open ends. */
+export interface Window {
+  from: number;
+  to: number;
+}
+
+/**
+ * The spans of time in which the version classifies as `classification`. The result is piecewise
+ * constant between stage starts, so it is evaluated once per span and adjacent spans are merged.
+ */
+export function windowsOf(v: ExpirableVersion, classification: Classification): Window[] {
+  const stages = stagesOf(v);
+  const breaks = [...new Set(stages.map((s) => s.start).filter((s) => Number.isFinite(s)))].sort((a, b) => a - b);
+  const bounds = [Number.NEGATIVE_INFINITY, ...breaks, Number.POSITIVE_INFINITY];
+  const out: Window[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const from = bounds[i]!;
+    const to = bounds[i + 1]!;
+    // Inside (from, to] exactly the stages that start at or before `from` apply.
+    const c = stages.length === 0 ? 'supported' : classifyAtOrBefore(stages, from);
+    if (c !== classification) continue;
+    const last = out[out.length - 1];
+    if (last && last.to === from) last.to = to;
+    else out.push({ from, to });
+  }
+  return out;
+}
+
+function classifyAtOrBefore(stages: readonly Stage[], t: number): string {
+  let result = 'unavailable';
+  for (const s of stages) if (s.start <= t) result = s.classification;
+  return result;
+}
+
+/** True if some instant strictly after `now` lies in a window of both lists. */
+export function windowsOverlapAfter(a: readonly Window[], b: readonly Window[], now: number): boolean {
+  for (const x of a) {
+    for (const y of b) {
+      if (Math.max(x.from, y.from, now) < Math.min(x.to, y.to)) return true;
+    }
+  }
+  return false;
+}
+
+/** When the version becomes expired: its expirationDate, or the start of its `expired` stage. */
+export function expiryInstant(v: ExpirableVersion): number | undefined {
+  if (hasLifecycle(v)) {
+    const stage = v.lifecycle!.find((s) => s.classification === 'expired');
+    if (!stage) return undefined;
+    return stage.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(stage.startTime);
+  }
+  return v.expirationDate === undefined ? undefined : parseInstant(v.expirationDate);
+}
+
+/** The next stage change after `now` (a stage starting exactly at `now` is still ahead). */
+export function nextTransition(v: ExpirableVersion, now: number): { classification: Classification; at: number } | undefined {
+  const stages = stagesOf(v);
+  const current = classifyStages(stages, now);
+  const starts = [...new Set(stages.map((s) => s.start).filter((s) => Number.isFinite(s) && s >= now))].sort((a, b) => a - b);
+  for (const at of starts) {
+    const after = classifyAtOrBefore(stages, at) as Classification;
+    if (after !== current) return { classification: after, at };
+  }
+  return undefined;
+}

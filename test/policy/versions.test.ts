@@ -1,0 +1,101 @@
+import t from 'tap';
+import {
+  classificationAt,
+  compareVersions,
+  isStrictKubernetesVersion,
+  latestVersion,
+  nextTransition,
+  parseVersion,
+  windowsOf,
+  windowsOverlapAfter,
+} from '../../src/policy/versions.js';
+import type { ExpirableVersion } from '../../src/policy/types.js';
+
+const NOW = Date.parse('2026-09-01T00:00:00Z');
+const at = (iso: string) => Date.parse(iso);
+
+t.test('Kubernetes versions are strictly X.Y.Z', async (t) => {
+  for (const [v, ok] of [
+    ['1.31.0', true],
+    ['10.0.100', true],
+    ['1.31', false],
+    ['v1.31.0', false],
+    ['1.31.0-rc.1', false],
+    ['1.31.0+build', false],
+  ] as const) {
+    t.equal(isStrictKubernetesVersion(v), ok, v);
+  }
+});
+
+t.test('image versions parse leniently, like Masterminds semver', async (t) => {
+  for (const [v, ok] of [
+    ['1.2.3', true],
+    ['v1.2', true],
+    ['1', true],
+    ['1877.12.0-inplace', true],
+    ['1.2.3-x+y', true],
+    ['1.2.3.4', false],
+    ['latest', false],
+    ['', false],
+  ] as const) {
+    t.equal(parseVersion(v) !== undefined, ok, v);
+  }
+});
+
+t.test('ordering is semantic, not lexical, and ignores build metadata', async (t) => {
+  t.ok(compareVersions('1.10.0', '1.9.0') > 0);
+  t.ok(compareVersions('1877.12.0-inplace', '1877.12.0') < 0);
+  t.equal(compareVersions('1.2.3+a', '1.2.3+b'), 0);
+  t.equal(latestVersion([{ version: '1.9.0' }, { version: '1.10.0' }, { version: '1.2.0' }])?.version, '1.10.0');
+  t.equal(latestVersion([{ version: '1.9.0' }, { version: 'nope' }]), undefined, 'an unparseable entry hides the latest');
+});
+
+t.test('classification at an instant', async (t) => {
+  const cases: Array<[string, ExpirableVersion, number, string]> = [
+    ['plain version', { version: '1.0.0' }, NOW, 'supported'],
+    ['legacy preview', { version: '1.0.0', classification: 'preview' }, NOW, 'preview'],
+    ['legacy expiry in the past', { version: '1.0.0', expirationDate: '2026-08-01T00:00:00Z' }, NOW, 'expired'],
+    ['legacy expiry exactly now is not reached', { version: '1.0.0', expirationDate: '2026-09-01T00:00:00Z' }, NOW, 'supported'],
+    ['lifecycle all in the future', { version: '1.0.0', lifecycle: [{ classification: 'preview', startTime: '2026-10-01T00:00:00Z' }] }, NOW, 'unavailable'],
+    ['lifecycle stage starting exactly now is not active', { version: '1.0.0', lifecycle: [{ classification: 'supported', startTime: '2026-09-01T00:00:00Z' }] }, NOW, 'unavailable'],
+    [
+      'equal start times: the later stage wins',
+      {
+        version: '1.0.0',
+        lifecycle: [
+          { classification: 'supported' },
+          { classification: 'deprecated', startTime: '2026-08-01T00:00:00Z' },
+          { classification: 'expired', startTime: '2026-08-01T00:00:00Z' },
+        ],
+      },
+      NOW,
+      'expired',
+    ],
+  ];
+  for (const [name, v, when, want] of cases) t.equal(classificationAt(v, when), want, name);
+});
+
+t.test('supported windows and their overlap after now', async (t) => {
+  const a: ExpirableVersion = { version: '1.31.1', lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }] };
+  const b: ExpirableVersion = { version: '1.31.2', lifecycle: [{ classification: 'supported' }] };
+  t.same(windowsOf(a, 'supported'), [{ from: -Infinity, to: at('2026-09-01T00:00:00Z') }]);
+  t.notOk(windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW), 'shared time lies wholly before now');
+  t.ok(windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW - 1), 'one millisecond earlier they overlap');
+  const legacy: ExpirableVersion = { version: '1.31.3', classification: 'supported', expirationDate: '2026-12-01T00:00:00Z' };
+  t.same(windowsOf(legacy, 'supported'), [{ from: -Infinity, to: at('2026-12-01T00:00:00Z') }]);
+  const equal: ExpirableVersion = {
+    version: '1.31.4',
+    lifecycle: [
+      { classification: 'preview' },
+      { classification: 'supported', startTime: '2026-10-01T00:00:00Z' },
+      { classification: 'deprecated', startTime: '2026-10-01T00:00:00Z' },
+    ],
+  };
+  t.same(windowsOf(equal, 'supported'), [], 'a supported stage overtaken at its own start is never supported');
+});
+
+t.test('next transition treats a stage starting exactly now as ahead', async (t) => {
+  const v: ExpirableVersion = { version: '1.0.0', lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }] };
+  t.same(nextTransition(v, NOW), { classification: 'deprecated', at: NOW });
+  t.equal(nextTransition({ version: '1.0.0' }, NOW), undefined);
+});
