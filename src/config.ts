@@ -40,7 +40,6 @@ export const configSchema = {
   $id: 'https://gardener-version-policy/config.json',
   type: 'object',
   additionalProperties: false,
-  default: {},
   properties: {
     featureGates: {
       type: 'object',
@@ -123,6 +122,7 @@ export const configSchema = {
       },
     },
     logLevel: {
+      type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info',
     },

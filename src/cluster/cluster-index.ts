@@ -1,0 +1,198 @@
+// The in-memory cluster state and its indexes, updated one object at a time. Static state
+// (files) fills it once; the informers apply every watch event to it. Lookups the admission
+// path makes cost O(answer), never O(all Shoots).
+import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
+import { effectiveProfileRef, profileRefKey } from '../policy/types.js';
+import type { ClusterState, VersionUse } from './state.js';
+
+type Uses = Map<string, VersionUse>;
+
+const k8sKey = (version: string) => `k8s\u0000${version}`;
+const imageKey = (image: string, version: string) => `img\u0000${image}\u0000${version}`;
+const nsName = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
+
+/** Every version a Shoot uses, keyed by version bucket, each with an id unique within the bucket. */
+function usesOf(shoot: Shoot): Array<{ bucket: string; id: string; use: VersionUse }> {
+  const shootId = nsName(shoot.metadata.namespace, shoot.metadata.name);
+  const version = shoot.spec.kubernetes.version;
+  const out = [{ bucket: k8sKey(version), id: `${shootId}\u0000cp`, use: { shoot, via: 'control-plane', version } as VersionUse }];
+  for (const w of shoot.spec.provider?.workers ?? []) {
+    const wk = w.kubernetes?.version;
+    if (wk) out.push({ bucket: k8sKey(wk), id: `${shootId}\u0000wk\u0000${w.name}`, use: { shoot, via: 'worker-kubernetes', worker: w.name, version: wk } });
+    const img = w.machine?.image;
+    if (img?.version) {
+      out.push({
+        bucket: imageKey(img.name, img.version),
+        id: `${shootId}\u0000img\u0000${w.name}`,
+        use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version },
+      });
+    }
+  }
+  return out;
+}
+
+export class ClusterIndex implements ClusterState {
+  synced: boolean;
+
+  private readonly cloudProfiles = new Map<string, CloudProfile>();
+  private readonly ncps = new Map<string, NamespacedCloudProfile>();
+  private readonly ncpsByParent = new Map<string, Map<string, NamespacedCloudProfile>>();
+  private readonly shoots = new Map<string, Shoot>();
+  private readonly shootsByProfile = new Map<string, Map<string, Shoot>>();
+  /** profile key → version key → use id → use */
+  private readonly uses = new Map<string, Map<string, Uses>>();
+  /** profile key → image → versions with at least one use */
+  private readonly imageVersions = new Map<string, Map<string, Set<string>>>();
+
+  constructor(synced = true) {
+    this.synced = synced;
+  }
+
+  // --- writes -----------------------------------------------------------------------------
+
+  upsert(obj: CloudProfile | NamespacedCloudProfile | Shoot): void {
+    switch (obj.kind) {
+      case 'CloudProfile':
+        this.cloudProfiles.set(obj.metadata.name, obj);
+        return;
+      case 'NamespacedCloudProfile':
+        this.removeNamespacedCloudProfile(obj.metadata.namespace, obj.metadata.name);
+        this.ncps.set(nsName(obj.metadata.namespace, obj.metadata.name), obj);
+        bucket(this.ncpsByParent, obj.spec.parent.name).set(nsName(obj.metadata.namespace, obj.metadata.name), obj);
+        return;
+      case 'Shoot':
+        this.removeShoot(obj.metadata.namespace, obj.metadata.name);
+        this.addShoot(obj);
+        return;
+    }
+  }
+
+  remove(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot', namespace: string | undefined, name: string): void {
+    if (kind === 'CloudProfile') this.cloudProfiles.delete(name);
+    else if (kind === 'NamespacedCloudProfile') this.removeNamespacedCloudProfile(namespace, name);
+    else this.removeShoot(namespace, name);
+  }
+
+  /** Drops every object of a kind (before a relist replaces them). */
+  clear(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): void {
+    if (kind === 'CloudProfile') this.cloudProfiles.clear();
+    else if (kind === 'NamespacedCloudProfile') {
+      this.ncps.clear();
+      this.ncpsByParent.clear();
+    } else {
+      this.shoots.clear();
+      this.shootsByProfile.clear();
+      this.uses.clear();
+      this.imageVersions.clear();
+    }
+  }
+
+  count(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): number {
+    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shoots.size;
+  }
+
+  private removeNamespacedCloudProfile(namespace: string | undefined, name: string): void {
+    const key = nsName(namespace, name);
+    const old = this.ncps.get(key);
+    if (!old) return;
+    this.ncps.delete(key);
+    const siblings = this.ncpsByParent.get(old.spec.parent.name);
+    siblings?.delete(key);
+    if (siblings?.size === 0) this.ncpsByParent.delete(old.spec.parent.name);
+  }
+
+  private addShoot(shoot: Shoot): void {
+    const key = nsName(shoot.metadata.namespace, shoot.metadata.name);
+    this.shoots.set(key, shoot);
+    const ref = effectiveProfileRef(shoot);
+    if (!ref) return;
+    const pk = profileRefKey(ref);
+    bucket(this.shootsByProfile, pk).set(key, shoot);
+    const byVersion = bucket(this.uses, pk);
+    for (const { bucket: vk, id, use } of usesOf(shoot)) {
+      bucket(byVersion, vk).set(id, use);
+      if (use.via === 'machine-image') {
+        let images = this.imageVersions.get(pk);
+        if (!images) this.imageVersions.set(pk, (images = new Map<string, Set<string>>()));
+        let versions = images.get(use.image);
+        if (!versions) images.set(use.image, (versions = new Set<string>()));
+        versions.add(use.version);
+      }
+    }
+  }
+
+  private removeShoot(namespace: string | undefined, name: string): void {
+    const key = nsName(namespace, name);
+    const old = this.shoots.get(key);
+    if (!old) return;
+    this.shoots.delete(key);
+    const ref = effectiveProfileRef(old);
+    if (!ref) return;
+    const pk = profileRefKey(ref);
+    const members = this.shootsByProfile.get(pk);
+    members?.delete(key);
+    if (members?.size === 0) this.shootsByProfile.delete(pk);
+    const byVersion = this.uses.get(pk);
+    if (!byVersion) return;
+    for (const { bucket: vk, id, use } of usesOf(old)) {
+      const users = byVersion.get(vk);
+      if (!users) continue;
+      users.delete(id);
+      if (users.size > 0) continue;
+      byVersion.delete(vk);
+      if (use.via === 'machine-image') {
+        const versions = this.imageVersions.get(pk)?.get(use.image);
+        versions?.delete(use.version);
+        if (versions?.size === 0) this.imageVersions.get(pk)?.delete(use.image);
+      }
+    }
+    if (byVersion.size === 0) this.uses.delete(pk);
+  }
+
+  // --- ClusterState -----------------------------------------------------------------------
+
+  cloudProfile(name: string): CloudProfile | undefined {
+    return this.cloudProfiles.get(name);
+  }
+
+  namespacedCloudProfile(namespace: string, name: string): NamespacedCloudProfile | undefined {
+    return this.ncps.get(nsName(namespace, name));
+  }
+
+  namespacedProfilesOf(parentName: string): NamespacedCloudProfile[] {
+    return [...(this.ncpsByParent.get(parentName)?.values() ?? [])];
+  }
+
+  shootsUsing(ref: ProfileRef): Shoot[] {
+    return [...(this.shootsByProfile.get(profileRefKey(ref))?.values() ?? [])];
+  }
+
+  kubernetesVersionUsers(ref: ProfileRef, version: string): VersionUse[] {
+    return [...(this.uses.get(profileRefKey(ref))?.get(k8sKey(version))?.values() ?? [])];
+  }
+
+  machineImageVersionUsers(ref: ProfileRef, image: string, version: string): VersionUse[] {
+    return [...(this.uses.get(profileRefKey(ref))?.get(imageKey(image, version))?.values() ?? [])];
+  }
+
+  machineImageUsers(ref: ProfileRef, image: string): VersionUse[] {
+    const versions = this.imageVersions.get(profileRefKey(ref))?.get(image);
+    if (!versions) return [];
+    return [...versions].flatMap((v) => this.machineImageVersionUsers(ref, image, v));
+  }
+
+  allShoots(): Iterable<Shoot> {
+    return this.shoots.values();
+  }
+
+  *allProfiles(): Iterable<CloudProfile | NamespacedCloudProfile> {
+    yield* this.cloudProfiles.values();
+    yield* this.ncps.values();
+  }
+}
+
+function bucket<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
+  let inner = map.get(key);
+  if (!inner) map.set(key, (inner = new Map<string, V>()));
+  return inner;
+}

@@ -1,0 +1,48 @@
+import t from 'tap';
+import { ClusterIndex } from '../../src/cluster/cluster-index.js';
+import type { Shoot } from '../../src/policy/types.js';
+import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
+
+const CP = { kind: 'CloudProfile', name: 'profile' } as const;
+const names = (uses: Array<{ shoot: Shoot }>) => uses.map((u) => u.shoot.metadata.name).sort();
+const shootNames = (shoots: Shoot[]) => shoots.map((s) => s.metadata.name).sort();
+
+t.test('indexes control plane, worker-pool and machine-image uses per effective profile', async (t) => {
+  const index = new ClusterIndex();
+  index.upsert(cloudProfile());
+  index.upsert(shoot({ name: 'a', version: '1.30.1', workers: [{ name: 'pool', kubernetes: '1.29.5', image: ['gardenlinux', '1.0.0'] }] }));
+  index.upsert(shoot({ name: 'b', cloudProfileName: 'profile', version: '1.30.1', workers: [{ name: 'p2', image: ['gardenlinux', '2.0.0'] }] }));
+  index.upsert(shoot({ name: 'c', profile: { kind: 'NamespacedCloudProfile', name: 'ncp' }, version: '1.30.1' }));
+
+  t.same(names(index.kubernetesVersionUsers(CP, '1.30.1')), ['a', 'b']);
+  t.same(names(index.kubernetesVersionUsers(CP, '1.29.5')), ['a'], 'a worker pool version is a use');
+  t.same(index.kubernetesVersionUsers(CP, '1.29.5')[0]?.via, 'worker-kubernetes');
+  t.same(names(index.machineImageUsers(CP, 'gardenlinux')), ['a', 'b']);
+  t.same(shootNames(index.shootsUsing({ kind: 'NamespacedCloudProfile', namespace: 'garden-dev', name: 'ncp' })), ['c']);
+  t.same(shootNames(index.shootsUsing({ kind: 'NamespacedCloudProfile', namespace: 'other', name: 'ncp' })), [], 'an NCP reference is namespaced');
+});
+
+t.test('an update moves a Shoot between buckets, a delete removes it everywhere', async (t) => {
+  const index = new ClusterIndex();
+  index.upsert(shoot({ name: 'a', version: '1.30.1', workers: [{ name: 'pool', image: ['gardenlinux', '1.0.0'] }] }));
+  index.upsert(shoot({ name: 'a', version: '1.31.0', workers: [{ name: 'pool', image: ['gardenlinux', '1.1.0'] }] }));
+  t.same(index.kubernetesVersionUsers(CP, '1.30.1'), []);
+  t.same(names(index.kubernetesVersionUsers(CP, '1.31.0')), ['a']);
+  t.same(index.machineImageVersionUsers(CP, 'gardenlinux', '1.0.0'), []);
+  t.equal(index.count('Shoot'), 1);
+  index.remove('Shoot', 'garden-dev', 'a');
+  t.same(index.machineImageUsers(CP, 'gardenlinux'), []);
+  t.same(index.shootsUsing(CP), []);
+  t.equal(index.count('Shoot'), 0);
+});
+
+t.test('NamespacedCloudProfiles are found by parent, and follow a re-parenting', async (t) => {
+  const index = new ClusterIndex();
+  index.upsert(namespacedProfile({ name: 'x', parent: 'profile' }));
+  index.upsert(namespacedProfile({ name: 'y', namespace: 'garden-other', parent: 'profile' }));
+  t.same(index.namespacedProfilesOf('profile').map((n) => n.metadata.name).sort(), ['x', 'y']);
+  index.upsert(namespacedProfile({ name: 'x', parent: 'other' }));
+  t.same(index.namespacedProfilesOf('profile').map((n) => n.metadata.name), ['y']);
+  t.same(index.namespacedProfilesOf('other').map((n) => n.metadata.name), ['x']);
+  t.ok(index.namespacedCloudProfile('garden-other', 'y'));
+});

@@ -1,0 +1,50 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { ConfigError, defaultConfig, loadConfig, resolveConfig } from '../src/config.js';
+import { RULE_IDS } from '../src/policy/rule.js';
+import { parseDuration } from '../src/policy/duration.js';
+
+t.test('every key is optional and the defaults are the product recommendation', async (t) => {
+  const c = defaultConfig();
+  t.equal(c.featureGates.VersionClassificationLifecycle, true, 'the lifecycle gate defaults to on');
+  for (const id of RULE_IDS) t.equal(c.rules[id].enabled, true, `${id} is on by default`);
+  t.same(c.defaulting.lifecycle, { enabled: true, maintainedMinors: 3, expirationMaintained: '2880h', expirationUnmaintained: '720h', machineImageExpiration: '2880h' });
+  t.equal(c.server.port, 9443);
+  t.equal(c.server.bodyLimitBytes, 7 * 1024 * 1024);
+  t.equal(c.cluster.enabled, true);
+});
+
+t.test('every rule can be switched off, and the rest keep their defaults', async (t) => {
+  const c = resolveConfig({ rules: { 'PAST-EXPIRATION': { enabled: false } } });
+  t.equal(c.rules['PAST-EXPIRATION'].enabled, false);
+  t.equal(c.rules['IN-USE'].enabled, true);
+});
+
+t.test('bad config is refused with the key named', async (t) => {
+  t.throws(() => resolveConfig({ rules: { 'NO-SUCH-RULE': { enabled: false } } }), { name: 'ConfigError', message: /rules.*NO-SUCH-RULE/ });
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { expirationMaintained: '120 days' } } }), { message: /defaulting\.lifecycle\.expirationMaintained/ });
+  t.throws(() => resolveConfig({ server: { port: 'x' } }), { message: /server\.port/ });
+  t.throws(() => resolveConfig('just text'), ConfigError);
+});
+
+t.test('loads YAML from a file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-config-'));
+  const file = join(dir, 'config.yaml');
+  await writeFile(file, 'featureGates:\n  VersionClassificationLifecycle: false\nserver:\n  port: 10443\n');
+  const c = await loadConfig(file);
+  t.equal(c.featureGates.VersionClassificationLifecycle, false);
+  t.equal(c.server.port, 10443);
+  await writeFile(file, 'server: [unclosed\n');
+  await t.rejects(loadConfig(file), { message: /not valid YAML/ });
+  await t.rejects(loadConfig(join(dir, 'missing.yaml')), { message: /cannot read/ });
+});
+
+t.test('Go-style durations', async (t) => {
+  t.equal(parseDuration('2880h'), 2880 * 3_600_000);
+  t.equal(parseDuration('1h30m'), 90 * 60_000);
+  t.equal(parseDuration('90m'), 90 * 60_000);
+  t.throws(() => parseDuration('3d'));
+  t.throws(() => parseDuration(''));
+});
