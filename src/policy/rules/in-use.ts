@@ -1,9 +1,225 @@
-// IN-USE: see POLICY.md.
-import type { Rule } from '../rule.js';
+// IN-USE: a version still used cannot be removed, and a profile still referenced cannot be
+// deleted (POLICY.md; Gardener reference §2). Stricter than Gardener: worker-pool Kubernetes
+// versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
+// Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
+import type { VersionUse } from '../../cluster/state.js';
+import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import type { CloudProfileSpec, MachineImage, NamespacedCloudProfileSpec, ProfileRef } from '../types.js';
+import { objectKey } from '../types.js';
+import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
+import type { SourcedUse } from '../usage.js';
+import { classificationAt, formatInstant, expiryInstant } from '../versions.js';
 
-// Placeholder until the rule is implemented.
+type ProfileContext = CloudProfileContext | NamespacedCloudProfileContext;
+
+const isProfile = (ctx: RuleContext): ctx is ProfileContext => ctx.kind === 'CloudProfile' || ctx.kind === 'NamespacedCloudProfile';
+
+const v = (message: string, field = ''): Violation => ({ rule: 'IN-USE', field, message });
+
+const SHOOT_HINT = 'move those Shoots to another version first (an expirationDate retires a version without removing it)';
+
+// --- what an UPDATE removes --------------------------------------------------------------
+
+interface RemovedImage {
+  name: string;
+  /** Index in the new object, when the image itself stays. */
+  index?: number;
+  versions: string[];
+}
+
+interface Removals {
+  kubernetes: string[];
+  images: RemovedImage[];
+  /** Images the new object adds (CloudProfile only). */
+  added: Array<{ name: string; index: number }>;
+}
+
+function removedImages(old: readonly MachineImage[], cur: readonly MachineImage[]): RemovedImage[] {
+  const index = new Map(cur.map((img, i) => [img.name, i]));
+  const out: RemovedImage[] = [];
+  for (const img of old) {
+    const i = index.get(img.name);
+    const kept = new Set(i === undefined ? [] : (cur[i]?.versions ?? []).map((x) => x.version));
+    const versions = (img.versions ?? []).map((x) => x.version).filter((x) => !kept.has(x));
+    if (i === undefined) out.push({ name: img.name, versions });
+    else if (versions.length > 0) out.push({ name: img.name, index: i, versions });
+  }
+  return out;
+}
+
+function removals(old: CloudProfileSpec | NamespacedCloudProfileSpec, cur: CloudProfileSpec | NamespacedCloudProfileSpec): Removals {
+  const kept = new Set((cur.kubernetes?.versions ?? []).map((x) => x.version));
+  const known = new Set((old.machineImages ?? []).map((img) => img.name));
+  return {
+    kubernetes: (old.kubernetes?.versions ?? []).map((x) => x.version).filter((x) => !kept.has(x)),
+    images: removedImages(old.machineImages ?? [], cur.machineImages ?? []),
+    added: (cur.machineImages ?? []).flatMap((img, index) => (known.has(img.name) ? [] : [{ name: img.name, index }])),
+  };
+}
+
+/** An UPDATE of a profile that is already being deleted is not checked (Gardener parity). */
+function beingDeleted(ctx: ProfileContext): boolean {
+  return (ctx.object !== undefined && isDeleting(ctx.object)) || (ctx.oldObject !== undefined && isDeleting(ctx.oldObject));
+}
+
+function updateRemovals(ctx: ProfileContext): Removals | undefined {
+  if (ctx.operation !== 'UPDATE' || !ctx.object || !ctx.oldObject || beingDeleted(ctx)) return undefined;
+  return removals(ctx.oldObject.spec, ctx.object.spec);
+}
+
+function needsUsers(ctx: ProfileContext): boolean {
+  if (ctx.operation === 'DELETE') return true;
+  const r = updateRemovals(ctx);
+  if (!r) return false;
+  return r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0);
+}
+
+// --- CloudProfile UPDATE -----------------------------------------------------------------
+
+function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violation[] {
+  const name = ctx.object!.metadata.name;
+  const children = liveChildren(ctx.state, name);
+  const sources = sourcesOfCloudProfile(name, children);
+  const out: Violation[] = [];
+  const shootsOn = (lookup: (ref: ProfileRef) => VersionUse[]) => liveUses(sources, lookup);
+  const ncpsListing = (has: (spec: NamespacedCloudProfileSpec) => boolean) =>
+    cappedList(children.filter((n) => has(n.spec)).map((n) => ({ key: objectKey(n), text: `NamespacedCloudProfile '${objectKey(n)}'` })));
+
+  for (const version of r.kubernetes) {
+    const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
+    if (uses.length > 0) {
+      out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, 'spec.kubernetes.versions'));
+    }
+    const ncps = ncpsListing((s) => (s.kubernetes?.versions ?? []).some((x) => x.version === version));
+    if (ncps) {
+      out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, 'spec.kubernetes.versions'));
+    }
+  }
+
+  for (const img of r.images) {
+    const field = img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`;
+    for (const [version, uses] of imageUses(img, shootsOn, ctx)) {
+      out.push(v(`unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, field));
+    }
+    if (img.index === undefined) {
+      const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === img.name));
+      if (ncps) out.push(v(`unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
+      continue;
+    }
+    for (const version of img.versions) {
+      const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === img.name && (x.versions ?? []).some((y) => y.version === version)));
+      if (ncps) {
+        out.push(v(`unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
+      }
+    }
+  }
+
+  for (const added of r.added) {
+    const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === added.name));
+    if (ncps) {
+      out.push(v(`unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`, `spec.machineImages[${added.index}]`));
+    }
+  }
+  return out;
+}
+
+/** Live uses of each removed version of an image, in the old profile's order. */
+function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => VersionUse[]) => SourcedUse[], ctx: CloudProfileContext): Array<[string, SourcedUse[]]> {
+  if (img.index !== undefined) {
+    return img.versions.map((version): [string, SourcedUse[]] => [version, shootsOn((ref) => ctx.state.machineImageVersionUsers(ref, img.name, version))]).filter(([, uses]) => uses.length > 0);
+  }
+  // A whole image is gone: one lookup for all its users, then grouped by the versions it had.
+  const byVersion = new Map<string, SourcedUse[]>(img.versions.map((x) => [x, []]));
+  for (const use of shootsOn((ref) => ctx.state.machineImageUsers(ref, img.name))) {
+    if (use.via === 'machine-image') byVersion.get(use.version)?.push(use);
+  }
+  return [...byVersion].filter(([, uses]) => uses.length > 0);
+}
+
+// --- NamespacedCloudProfile UPDATE --------------------------------------------------------
+
+function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals): Violation[] {
+  const ncp = ctx.object!;
+  const id = objectKey(ncp);
+  const ref: ProfileRef = { kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name };
+  const parentName = ncp.spec.parent.name;
+  const out: Violation[] = [];
+  const live = (uses: VersionUse[]) => uses.filter((u) => !isDeleting(u.shoot));
+
+  // With the override gone, the new merged profile holds the parent's entry (or nothing).
+  for (const version of r.kubernetes) {
+    const parentEntry = ctx.merged?.kubernetes.versions.find((x) => x.version === version);
+    if (!parentEntry || classificationAt(parentEntry, ctx.now) !== 'expired') continue;
+    const uses = live(ctx.state.kubernetesVersionUsers(ref, version));
+    if (uses.length === 0) continue;
+    out.push(
+      v(
+        `unable to delete Kubernetes version "${version}" from NamespacedCloudProfile '${id}' - version with extended expiration date is still in use by ${describeShootUses(uses)}; ` +
+          `the parent CloudProfile "${parentName}" has it expired${expiredSince(parentEntry)}, so keep the override until those Shoots moved on`,
+        'spec.kubernetes.versions',
+      ),
+    );
+  }
+
+  for (const img of r.images) {
+    const mergedImage = ctx.merged?.machineImages.find((x) => x.name === img.name);
+    for (const version of img.versions) {
+      const parentEntry = mergedImage?.versions.find((x) => x.version === version);
+      if (parentEntry && classificationAt(parentEntry, ctx.now) !== 'expired') continue;
+      const uses = live(ctx.state.machineImageVersionUsers(ref, img.name, version));
+      if (uses.length === 0) continue;
+      const why = parentEntry ? `has it expired${expiredSince(parentEntry)}` : 'does not offer it';
+      out.push(
+        v(
+          `unable to delete Machine image version '${img.name}/${version}' from NamespacedCloudProfile '${id}' - version is still in use by ${describeShootUses(uses)}; ` +
+            `the parent CloudProfile "${parentName}" ${why}, so keep it until those Shoots moved on`,
+          img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+function expiredSince(entry: Parameters<typeof expiryInstant>[0]): string {
+  const at = expiryInstant(entry);
+  return at !== undefined && Number.isFinite(at) ? ` since ${formatInstant(at)}` : '';
+}
+
+// --- DELETE -------------------------------------------------------------------------------
+
+function checkDelete(ctx: ProfileContext): Violation[] {
+  const name = ctx.request.name;
+  if (ctx.kind === 'CloudProfile') {
+    const out: Violation[] = [];
+    const shoots = ctx.state.shootsUsing({ kind: 'CloudProfile', name }).filter((s) => !isDeleting(s));
+    if (shoots.length > 0) {
+      const list = cappedList(shoots.map((s) => ({ key: objectKey(s), text: `'${objectKey(s)}'` })));
+      out.push(v(`cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
+    }
+    const ncps = liveChildren(ctx.state, name);
+    if (ncps.length > 0) {
+      const list = cappedList(ncps.map((n) => ({ key: objectKey(n), text: `'${objectKey(n)}'` })));
+      out.push(v(`cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
+    }
+    return out;
+  }
+  const namespace = ctx.request.namespace ?? ctx.oldObject?.metadata.namespace ?? '';
+  const shoots = ctx.state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name }).filter((s) => !isDeleting(s));
+  if (shoots.length === 0) return [];
+  const list = cappedList(shoots.map((s) => ({ key: objectKey(s), text: `'${objectKey(s)}'` })));
+  return [v(`cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
+}
+
 export const inUse: Rule = {
   id: 'IN-USE',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: (ctx) => isProfile(ctx) && (ctx.operation === 'DELETE' || ctx.operation === 'UPDATE'),
+  needsState: (ctx) => isProfile(ctx) && needsUsers(ctx),
+  check(ctx) {
+    if (!isProfile(ctx)) return [];
+    if (ctx.operation === 'DELETE') return checkDelete(ctx);
+    const r = updateRemovals(ctx);
+    if (!r) return [];
+    return ctx.kind === 'CloudProfile' ? checkCloudProfileUpdate(ctx, r) : checkNamespacedUpdate(ctx, r);
+  },
 };
