@@ -1,9 +1,156 @@
-// NCP-OVERRIDES: see POLICY.md.
-import type { Rule } from '../rule.js';
+// NCP-OVERRIDES: what a NamespacedCloudProfile may say about its parent's versions (POLICY.md;
+// Gardener reference §3.2–3.3). An override extends a parent version's expirationDate and nothing
+// else: merge.ts takes only that field, so anything more would be silently ignored. The merged
+// profile's own validity is judged by K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
+// MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
+// override's expirationDate) is judged here.
+import type { NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile } from '../types.js';
+import { hasLifecycle } from '../versions.js';
 
-// Placeholder until the rule is implemented.
+const v = (field: string, message: string): Violation => ({ rule: 'NCP-OVERRIDES', field, message });
+
+const isSet = (x: unknown) => x !== undefined && x !== null;
+
+/**
+ * Gardener skips the check for an UPDATE that leaves the spec alone on an object being deleted,
+ * so finalizers can be removed even after the parent is gone.
+ */
+function skipped(ctx: NamespacedCloudProfileContext): boolean {
+  const { object, oldObject } = ctx;
+  return (
+    ctx.operation === 'UPDATE' &&
+    object !== undefined &&
+    oldObject !== undefined &&
+    object.metadata.deletionTimestamp !== undefined &&
+    JSON.stringify(object.spec) === JSON.stringify(oldObject.spec)
+  );
+}
+
+function applies(ctx: RuleContext): ctx is NamespacedCloudProfileContext {
+  return ctx.kind === 'NamespacedCloudProfile' && (ctx.operation === 'CREATE' || ctx.operation === 'UPDATE') && ctx.object !== undefined;
+}
+
+function checkParent(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, ctx: NamespacedCloudProfileContext): { out: Violation[]; parent?: CloudProfile } {
+  const out: Violation[] = [];
+  const { kind, name } = ncp.spec.parent;
+  if (kind !== 'CloudProfile') out.push(v('spec.parent.kind', `parent kind "${kind}" is not supported: supported values: "CloudProfile"`));
+  if (!name) out.push(v('spec.parent.name', 'must provide a parent name'));
+  if (old && (old.spec.parent.kind !== kind || old.spec.parent.name !== name)) {
+    out.push(v('spec.parent', `field is immutable: the parent cannot change from ${old.spec.parent.kind} "${old.spec.parent.name}" to ${kind} "${name}"; create a new NamespacedCloudProfile instead`));
+  }
+  if (kind !== 'CloudProfile' || !name) return { out };
+  const parent = ctx.state.cloudProfile(name);
+  if (!parent) out.push(v('spec.parent.name', `parent CloudProfile "${name}" could not be found; create it first or name an existing CloudProfile`));
+  return parent ? { out, parent } : { out };
+}
+
+function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | undefined): Violation[] {
+  const out: Violation[] = [];
+  const parentVersions = new Map((parent?.spec.kubernetes.versions ?? []).map((x) => [x.version, x]));
+  (ncp.spec.kubernetes?.versions ?? []).forEach((o, i) => {
+    const path = `spec.kubernetes.versions[${i}]`;
+    if (isSet(o.classification)) out.push(v(`${path}.classification`, 'must not provide a classification to a Kubernetes version in NamespacedCloudProfile'));
+    if (isSet(o.lifecycle)) {
+      out.push(v(`${path}.lifecycle`, `must not provide a lifecycle to Kubernetes version "${o.version}" in NamespacedCloudProfile: an override only extends the parent's expirationDate`));
+    }
+    if (!isSet(o.expirationDate)) out.push(v(`${path}.expirationDate`, `specified version '${o.version}' does not set expiration date; an override exists to extend it`));
+    if (!parent) return;
+    const p = parentVersions.get(o.version);
+    if (!p) {
+      out.push(v(`${path}.version`, `invalid kubernetes version specified: '${o.version}' does not exist in parent CloudProfile "${parent.metadata.name}" and thus cannot be overridden`));
+    } else if (hasLifecycle(p)) {
+      out.push(lifecycleParent(path, `Kubernetes version "${o.version}"`, parent));
+    }
+  });
+  return out;
+}
+
+/** The merged entry would carry the parent's lifecycle and the override's expirationDate, which no version may combine. */
+function lifecycleParent(path: string, what: string, parent: CloudProfile): Violation {
+  return v(
+    `${path}.expirationDate`,
+    `cannot extend the expiration date of ${what}: the parent CloudProfile "${parent.metadata.name}" gives it a lifecycle, and an expirationDate cannot be combined with a lifecycle; ask for a later expired stage in the parent instead`,
+  );
+}
+
+/** Gardener's message for each field an override of a parent image version must not set. */
+const FORBIDDEN_IMAGE_FIELDS: ReadonlyArray<[keyof MachineImageVersion, string]> = [
+  ['classification', 'must not provide a classification to an extended machine image in NamespacedCloudProfile'],
+  ['lifecycle', 'must not provide a lifecycle to an extended machine image in NamespacedCloudProfile'],
+  ['cri', 'must not provide a cri to an extended machine image in NamespacedCloudProfile'],
+  ['architectures', 'must not provide an architecture to an extended machine image in NamespacedCloudProfile'],
+  ['kubeletVersionConstraint', 'must not provide a kubelet version constraint to an extended machine image in NamespacedCloudProfile'],
+  ['inPlaceUpdates', 'must not provide inPlaceUpdates to an extended machine image in NamespacedCloudProfile'],
+  ['capabilityFlavors', 'must not provide capabilities to an extended machine image in NamespacedCloudProfile'],
+];
+
+/** The entry as JSON with sorted keys and without its expirationDate, for an order-blind comparison. */
+function withoutExpiration(x: MachineImageVersion): string {
+  const { expirationDate: _ignored, ...rest } = x;
+  return JSON.stringify(rest, (_k, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))) : value,
+  );
+}
+
+function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, parent: CloudProfile): Violation[] {
+  const out: Violation[] = [];
+  const parentImages = new Map(parent.spec.machineImages.map((img) => [img.name, img]));
+  const oldImages = new Map((old?.spec.machineImages ?? []).map((img) => [img.name, img]));
+  (ncp.spec.machineImages ?? []).forEach((img, j) => {
+    const parentImage = parentImages.get(img.name);
+    if (!parentImage) return; // an image of its own: MACHINE-IMAGES judges it
+    const oldImage = oldImages.get(img.name);
+    if (oldImage && (oldImage.updateStrategy ?? '') !== (img.updateStrategy ?? '')) {
+      out.push(
+        v(
+          `spec.machineImages[${j}].updateStrategy`,
+          `cannot update the machine image update strategy of "${img.name}", as this image is also defined by the parent CloudProfile "${parent.metadata.name}"; it was "${oldImage.updateStrategy ?? ''}"`,
+        ),
+      );
+    }
+    out.push(...checkImageVersions(img, j, parentImage, oldImage, parent));
+  });
+  return out;
+}
+
+function checkImageVersions(img: MachineImage, j: number, parentImage: MachineImage, oldImage: MachineImage | undefined, parent: CloudProfile): Violation[] {
+  const out: Violation[] = [];
+  const parentVersions = new Map((parentImage.versions ?? []).map((x) => [x.version, x]));
+  const oldVersions = new Map((oldImage?.versions ?? []).map((x) => [x.version, x]));
+  (img.versions ?? []).forEach((o, i) => {
+    const p = parentVersions.get(o.version);
+    if (!p) return; // a version of its own: MACHINE-IMAGES judges it
+    const path = `spec.machineImages[${j}].versions[${i}]`;
+    const before = oldVersions.get(o.version);
+    if (before) {
+      // An override that exists may have been an own version before the parent added it; only
+      // its expirationDate may change from now on.
+      if (withoutExpiration(before) !== withoutExpiration(o)) {
+        out.push(v(path, `cannot update the machine image version spec (except for the expiration date) of "${img.name}@${o.version}", as this version has been added to the parent CloudProfile by now`));
+      }
+    } else {
+      for (const [field, message] of FORBIDDEN_IMAGE_FIELDS) {
+        if (isSet(o[field])) out.push(v(`${path}.${field}`, `${message} ("${img.name}@${o.version}"): an override of a parent version may only set expirationDate`));
+      }
+      if (!isSet(o.expirationDate)) out.push(v(`${path}.expirationDate`, `expiration date for version "${o.version}" must be set; an override of a parent version only extends its expiration date`));
+    }
+    if (isSet(o.expirationDate) && hasLifecycle(p)) out.push(lifecycleParent(path, `machine image version "${img.name}@${o.version}"`, parent));
+  });
+  return out;
+}
+
 export const ncpOverrides: Rule = {
   id: 'NCP-OVERRIDES',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: (ctx) => applies(ctx),
+  needsState: (ctx) => applies(ctx) && !skipped(ctx),
+  check(ctx) {
+    if (!applies(ctx) || skipped(ctx)) return [];
+    const ncp = ctx.object!;
+    const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
+    const { out, parent } = checkParent(ncp, old, ctx);
+    out.push(...checkKubernetes(ncp, parent));
+    if (parent) out.push(...checkImages(ncp, old, parent));
+    return out;
+  },
 };
