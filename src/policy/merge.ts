@@ -10,7 +10,8 @@ import type {
   NamespacedCloudProfileSpec,
 } from './types.js';
 
-function withExpiration<T extends ExpirableVersion>(parent: T, override: ExpirableVersion): T {
+/** A parent entry as an override leaves it: the override's expirationDate (set or unset), nothing else. */
+export function withExpiration<T extends ExpirableVersion>(parent: T, override: ExpirableVersion): T {
   const merged = { ...parent };
   if (override.expirationDate === undefined) delete merged.expirationDate;
   else merged.expirationDate = override.expirationDate;
