@@ -14,8 +14,6 @@ const PENDING = new Set<string>([
   'SUPPORTED-PER-MINOR',
   'PAST-EXPIRATION',
   'DEFAULT-GARDENER',
-  'IN-USE',
-  'NCP-OVERRIDES',
   'DEFAULT-LIFECYCLE',
 ]);
 
