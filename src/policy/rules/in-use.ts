@@ -67,11 +67,13 @@ function updateRemovals(ctx: ProfileContext): Removals | undefined {
   return removals(ctx.oldObject.spec, ctx.object.spec);
 }
 
+/** Whether the update changes anything other objects may depend on. */
+function matters(ctx: ProfileContext, r: Removals | undefined): r is Removals {
+  return r !== undefined && (r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0));
+}
+
 function needsUsers(ctx: ProfileContext): boolean {
-  if (ctx.operation === 'DELETE') return true;
-  const r = updateRemovals(ctx);
-  if (!r) return false;
-  return r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0);
+  return ctx.operation === 'DELETE' || matters(ctx, updateRemovals(ctx));
 }
 
 // --- CloudProfile UPDATE -----------------------------------------------------------------
@@ -219,7 +221,7 @@ export const inUse: Rule = {
     if (!isProfile(ctx)) return [];
     if (ctx.operation === 'DELETE') return checkDelete(ctx);
     const r = updateRemovals(ctx);
-    if (!r) return [];
+    if (!matters(ctx, r)) return []; // nothing removed: no reason to read the state
     return ctx.kind === 'CloudProfile' ? checkCloudProfileUpdate(ctx, r) : checkNamespacedUpdate(ctx, r);
   },
 };
