@@ -101,9 +101,9 @@ function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days:
     const n = shootsWhere(a, e, soon);
     if (n === 0) continue;
     const at = expiryInstant(e.entry)!;
-    const inDays = Math.ceil((at - now) / DAY_MS);
+    const inDays = Math.floor((at - now) / DAY_MS);
     const when = inDays < 1 ? 'in less than a day' : `in ${inDays} ${inDays === 1 ? 'day' : 'days'}`;
-    out.push(`${label(e)} expires at ${formatInstant(at)} (${when}) and is still used by ${shoots(n)}; move them to a newer version before then`);
+    out.push(`${label(e)} expires at ${formatInstant(at)} (${when}) and is still used by ${shoots(n)}; move ${n === 1 ? 'it' : 'them'} to a newer version before then`);
   }
   return out;
 }
