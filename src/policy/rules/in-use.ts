@@ -4,11 +4,11 @@
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../../cluster/state.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
-import type { CloudProfileSpec, MachineImage, NamespacedCloudProfileSpec, ProfileRef } from '../types.js';
+import type { CloudProfileSpec, ExpirableVersion, MachineImage, NamespacedCloudProfile, NamespacedCloudProfileSpec, ProfileRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
 import type { SourcedUse } from '../usage.js';
-import { classificationAt, formatInstant, expiryInstant } from '../versions.js';
+import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
 
 type ProfileContext = CloudProfileContext | NamespacedCloudProfileContext;
 
@@ -84,15 +84,15 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
   const sources = sourcesOfCloudProfile(name, children);
   const out: Violation[] = [];
   const shootsOn = (lookup: (ref: ProfileRef) => VersionUse[]) => liveUses(sources, lookup);
-  const ncpsListing = (has: (spec: NamespacedCloudProfileSpec) => boolean) =>
-    cappedList(children.filter((n) => has(n.spec)).map((n) => ({ key: objectKey(n), text: `NamespacedCloudProfile '${objectKey(n)}'` })));
+  const listed = listedByChildren(children);
+  const ncpsListing = (key: string) => cappedList((listed.get(key) ?? []).map((n) => ({ key: objectKey(n), text: `NamespacedCloudProfile '${objectKey(n)}'` })));
 
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length > 0) {
       out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, 'spec.kubernetes.versions'));
     }
-    const ncps = ncpsListing((s) => (s.kubernetes?.versions ?? []).some((x) => x.version === version));
+    const ncps = ncpsListing(k8sKey(version));
     if (ncps) {
       out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, 'spec.kubernetes.versions'));
     }
@@ -104,12 +104,12 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
       out.push(v(`unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, field));
     }
     if (img.index === undefined) {
-      const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === img.name));
+      const ncps = ncpsListing(imageKey(img.name));
       if (ncps) out.push(v(`unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
       continue;
     }
     for (const version of img.versions) {
-      const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === img.name && (x.versions ?? []).some((y) => y.version === version)));
+      const ncps = ncpsListing(imageKey(img.name, version));
       if (ncps) {
         out.push(v(`unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
       }
@@ -117,9 +117,30 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
   }
 
   for (const added of r.added) {
-    const ncps = ncpsListing((s) => (s.machineImages ?? []).some((x) => x.name === added.name));
+    const ncps = ncpsListing(imageKey(added.name));
     if (ncps) {
       out.push(v(`unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`, `spec.machineImages[${added.index}]`));
+    }
+  }
+  return out;
+}
+
+const k8sKey = (version: string) => `k8s\u0000${version}`;
+const imageKey = (image: string, version?: string) => (version === undefined ? `img\u0000${image}` : `img\u0000${image}\u0000${version}`);
+
+/** Which child NamespacedCloudProfiles list each Kubernetes version, image and image version: read once per request. */
+function listedByChildren(children: readonly NamespacedCloudProfile[]): Map<string, NamespacedCloudProfile[]> {
+  const out = new Map<string, NamespacedCloudProfile[]>();
+  const add = (key: string, ncp: NamespacedCloudProfile) => {
+    const list = out.get(key);
+    if (!list) out.set(key, [ncp]);
+    else if (list[list.length - 1] !== ncp) list.push(ncp);
+  };
+  for (const ncp of children) {
+    for (const x of ncp.spec.kubernetes?.versions ?? []) add(k8sKey(x.version), ncp);
+    for (const img of ncp.spec.machineImages ?? []) {
+      add(imageKey(img.name), ncp);
+      for (const x of img.versions ?? []) add(imageKey(img.name, x.version), ncp);
     }
   }
   return out;
@@ -183,7 +204,7 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
   return out;
 }
 
-function expiredSince(entry: Parameters<typeof expiryInstant>[0]): string {
+function expiredSince(entry: ExpirableVersion): string {
   const at = expiryInstant(entry);
   return at !== undefined && Number.isFinite(at) ? ` since ${formatInstant(at)}` : '';
 }

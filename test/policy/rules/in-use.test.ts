@@ -99,6 +99,14 @@ const rows: Row[] = [
     want: [['"1.30.0"', "namespacedcloudprofile 'garden-dev/ncp'"]],
   },
   {
+    name: 'several child NamespacedCloudProfiles are named in one violation, in order',
+    input: update([
+      namespacedProfile({ namespace: 'team-b', kubernetes: [{ version: '1.30.0', expirationDate: hoursFromNow(100) }] }),
+      namespacedProfile({ namespace: 'team-a', kubernetes: [{ version: '1.30.0', expirationDate: hoursFromNow(100) }] }),
+    ]),
+    want: [["namespacedcloudprofile 'team-a/ncp', namespacedcloudprofile 'team-b/ncp'"]],
+  },
+  {
     name: 'a removed machine-image version used by a worker',
     input: update([shoot({ name: 'a', workers: [{ name: 'w1', image: ['gardenlinux', '1.0.0'] }] })]),
     want: [["unable to delete machine image version 'gardenlinux/1.0.0' from cloudprofile \"profile\"", "shoot 'garden-dev/a' by worker \"w1\""]],
