@@ -1,6 +1,7 @@
 // Flat config: typescript-eslint's type-aware rules on src/ and test/.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.tap/', 'charts/', 'bench/results/'] },
@@ -28,5 +29,6 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: globals.node },
   },
 );
