@@ -16,7 +16,6 @@ const PENDING = new Set<string>([
   'DEFAULT-GARDENER',
   'IN-USE',
   'NCP-OVERRIDES',
-  'DEFAULT-LIFECYCLE',
 ]);
 
 for (const c of loadCases()) {
