@@ -1,7 +1,7 @@
 // DEFAULT-LIFECYCLE's per-minor decision: which state the operator's policy wants for each version
 // this path manages. Operator-owned versions are only read, never decided.
 import type { ExpirableVersion } from '../types.js';
-import { compareVersions, isExplicitlySupported, minorKey, stagesOf, windowsOf } from '../versions.js';
+import { compareVersions, hasLifecycle, isExplicitlySupported, minorKey, stagesOf, windowsOf } from '../versions.js';
 
 export interface ListItem {
   version: string;
@@ -60,7 +60,9 @@ function groupByMinor(items: readonly ListItem[]): Map<string, ListItem[]> {
   for (const item of items) {
     const minor = minorKey(item.version);
     if (minor === undefined) continue;
-    groups.set(minor, [...(groups.get(minor) ?? []), item]);
+    const members = groups.get(minor);
+    if (members) members.push(item);
+    else groups.set(minor, [item]);
   }
   return new Map([...groups].sort(([a], [b]) => compareVersions(`${b}.0`, `${a}.0`)));
 }
@@ -99,5 +101,8 @@ function isOperatorPreview(item: ListItem): boolean {
 function blocksSupported(entry: ExpirableVersion, policy: ListPolicy): boolean {
   if (!isExplicitlySupported(entry)) return false;
   if (!policy.lifecycleGate) return true;
-  return windowsOf(entry, 'supported').some((w) => w.to >= policy.now);
+  const windows = windowsOf(entry, 'supported');
+  // A legacy version expiring exactly at `now` still reads as supported at `now`, and Gardener's
+  // check then holds it against any lifecycle supported stage.
+  return hasLifecycle(entry) ? windows.some((w) => w.to > policy.now) : windows.some((w) => w.to >= policy.now);
 }

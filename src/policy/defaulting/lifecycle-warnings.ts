@@ -37,7 +37,7 @@ function reason(subject: Subject, verdict: Verdict, next: NextLifecycle): string
   if (next.change === 'capped') return 'the highest kubernetes version never expires';
   const minor = subject.kubernetes && verdict.maintained ? `maintained minor ${verdict.minor}` : `minor ${verdict.minor}`;
   const operator = verdict.operatorSupported.join(', ');
-  if (!verdict.maintained) return `minor ${verdict.minor} is no longer maintained (the newest ${subject.maintainedMinors} minors are)`;
+  if (!verdict.maintained) return `minor ${verdict.minor} is no longer maintained, only the newest ${subject.maintainedMinors} are`;
   switch (verdict.state) {
     case 'supported':
       return `newest patch of ${minor}`;
