@@ -14,7 +14,6 @@ const PENDING = new Set<string>([
   'SUPPORTED-PER-MINOR',
   'PAST-EXPIRATION',
   'DEFAULT-GARDENER',
-  'DEFAULT-LIFECYCLE',
 ]);
 
 for (const c of loadCases()) {
