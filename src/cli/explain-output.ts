@@ -53,7 +53,7 @@ function when(r: ForcedUpdateRow, now: number): string {
 }
 
 /** Columns padded to their widest cell, two spaces apart; no trailing blanks. */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   if (rows.length === 0) return '(none)';
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
