@@ -1,7 +1,128 @@
-// `version-policy explain`.
-import type { Command } from 'commander';
+// `version-policy explain [--state FILE...|--cluster] [--now T] [--output text|json] FILE`: what
+// happens to the versions of the profile(s) in FILE, and when. Input errors exit 2 (main.ts).
+import { type Command, Option } from 'commander';
+import { listClusterState } from '../cluster/live-list.js';
+import { InputError, readObjectFile } from '../cluster/object-files.js';
+import { loadStaticState } from '../cluster/static-state.js';
+import type { ClusterState } from '../cluster/state.js';
+import { mergeNamespacedProfile } from '../policy/merge.js';
+import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
+import { objectKey } from '../policy/types.js';
+import type { ExplainReport, ManagedVersions, ProfileReport } from '../policy/version-report.js';
+import { buildProfileReport } from '../policy/version-report.js';
+import { formatInstant } from '../policy/versions.js';
+import { UsageError } from './errors.js';
+import { OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
 
-// Placeholder until implemented.
+export interface ExplainOptions {
+  state: string[];
+  cluster?: boolean;
+  now?: string;
+  output: OutputFormat;
+}
+
 export function registerExplain(program: Command): void {
-  program.command('explain').description('not implemented yet');
+  program
+    .command('explain')
+    .description('what happens to the versions of a profile, and when: classifications, transitions, users, forced updates')
+    .argument('<file>', 'a CloudProfile or NamespacedCloudProfile (YAML or JSON); Shoots in it are ignored')
+    .addOption(new Option('--state <file>', 'objects that exist now: profiles, NamespacedCloudProfiles, Shoots (repeatable)').argParser(collect).default([]))
+    .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
+    .option('--now <rfc3339>', 'explain at this instant (default: the clock)')
+    .addOption(new Option('--output <format>', 'text or json').choices(OUTPUT_FORMATS).default('text'))
+    .action(async (file: string, opts: ExplainOptions) => {
+      process.stdout.write(renderExplain(await explain(file, opts), opts.output));
+    });
+}
+
+/** Reads FILE and the state, and reports on every profile in FILE. */
+export async function explain(file: string, opts: ExplainOptions): Promise<ExplainReport> {
+  const now = opts.now === undefined ? Date.now() : parseNow(opts.now);
+  if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
+  const [state, objects] = await Promise.all([loadState(opts), asUsageError(readObjectFile(file))]);
+  const profiles = objects.map((o) => o.object).filter((o): o is CloudProfile | NamespacedCloudProfile => o.kind !== 'Shoot');
+  if (profiles.length === 0) throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
+  return { now: formatInstant(now), profiles: profiles.map((p) => reportOn(p, state, now, file)) };
+}
+
+function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: ClusterState, now: number, file: string): ProfileReport {
+  if (profile.kind === 'CloudProfile') {
+    return buildProfileReport({ ref: { kind: 'CloudProfile', name: profile.metadata.name }, spec: profile.spec, state, now, managed: managedVersionsOf(profile) });
+  }
+  const parentName = profile.spec.parent.name;
+  const parent = profile.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(parentName) : undefined;
+  if (!parent) {
+    throw new UsageError(`${file}: the parent CloudProfile "${parentName}" of NamespacedCloudProfile '${objectKey(profile)}' is not in the state; pass it with --state`);
+  }
+  return buildProfileReport({
+    ref: { kind: 'NamespacedCloudProfile', namespace: profile.metadata.namespace, name: profile.metadata.name },
+    spec: mergeNamespacedProfile(parent.spec, profile.spec),
+    parent: parentName,
+    state,
+    now,
+    // The merged versions are the parent's (or NCP additions, which the defaulting never manages).
+    managed: managedVersionsOf(parent),
+  });
+}
+
+export const MANAGED_VERSIONS_ANNOTATION = 'version-policy.gardener.cloud/managed-versions';
+
+/**
+ * The versions DEFAULT-LIFECYCLE manages, from its annotation
+ * `{"kubernetes":[...],"machineImages":{"<image>":[...]}}`. An unreadable annotation manages nothing.
+ * TODO: replace with `managedVersions(profile)` from src/policy/defaulting/lifecycle.ts when it lands.
+ */
+export function managedVersionsOf(profile: CloudProfile): ManagedVersions {
+  const none: ManagedVersions = { kubernetes: [], machineImages: {} };
+  const raw = profile.metadata.annotations?.[MANAGED_VERSIONS_ANNOTATION];
+  if (!raw) return none;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return none;
+  }
+  if (!isRecord(parsed)) return none;
+  const kubernetes = strings(parsed.kubernetes);
+  const images = isRecord(parsed.machineImages) ? parsed.machineImages : {};
+  return { kubernetes, machineImages: Object.fromEntries(Object.entries(images).map(([name, versions]) => [name, strings(versions)])) };
+}
+
+async function loadState(opts: ExplainOptions): Promise<ClusterState> {
+  if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
+  try {
+    return await listClusterState({ kubeconfig: '' });
+  } catch (err) {
+    throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
+  }
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+function parseNow(value: string): number {
+  const ms = Date.parse(value);
+  if (!RFC3339.test(value) || Number.isNaN(ms)) throw new UsageError(`--now: ${JSON.stringify(value)} is not an RFC 3339 instant (like 2026-09-01T00:00:00Z)`);
+  return ms;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Unreadable or invalid files are the user's input errors: one line, exit code 2. */
+async function asUsageError<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof InputError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }

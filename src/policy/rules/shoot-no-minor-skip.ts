@@ -1,9 +1,76 @@
-// SHOOT-NO-MINOR-SKIP: see POLICY.md.
-import type { Rule } from '../rule.js';
+// SHOOT-NO-MINOR-SKIP: the control plane moves at most one minor per update (Kubernetes supports
+// no other upgrade); every worker pool's version is at most the control plane's and at most three
+// minors behind it (the kubelet version skew policy). Like Gardener, a pool with an in-place update
+// strategy may not skip a minor either, since its nodes are upgraded, not replaced.
+import type { SemVer } from 'semver';
+import type { Rule, ShootContext, Violation } from '../rule.js';
+import type { Shoot } from '../types.js';
+import { parseVersion } from '../versions.js';
+import { judgesShoot, kubeletVersionOf, oldWorkerOf, workerPath, workersOf } from './shoot-changes.js';
 
-// Placeholder until the rule is implemented.
+const RULE = 'SHOOT-NO-MINOR-SKIP';
+const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
+/** The kubelet may be up to three minors older than the API server. */
+const MAX_MINORS_BEHIND = 3;
+
 export const shootNoMinorSkip: Rule = {
-  id: 'SHOOT-NO-MINOR-SKIP',
-  appliesTo: () => false,
-  check: () => [],
+  id: RULE,
+  appliesTo: judgesShoot,
+  check: (ctx) => (judgesShoot(ctx) ? checkShoot(ctx) : []),
 };
+
+function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
+  const shoot = ctx.object;
+  const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
+  const out: Violation[] = [];
+  const cp = parseVersion(shoot.spec.kubernetes.version);
+  if (old && skipsMinor(old.spec.kubernetes.version, shoot.spec.kubernetes.version)) {
+    out.push({
+      rule: RULE,
+      field: 'spec.kubernetes.version',
+      message: `kubernetes version upgrade cannot skip a minor version: from "${old.spec.kubernetes.version}" to "${shoot.spec.kubernetes.version}"; upgrade to ${nextMinor(old.spec.kubernetes.version)} first`,
+    });
+  }
+  workersOf(shoot).forEach((w, i) => {
+    const version = w.kubernetes?.version;
+    if (!version) return;
+    const field = `${workerPath(i)}.kubernetes.version`;
+    const wv = parseVersion(version);
+    if (cp && wv && wv.compare(cp) > 0) {
+      out.push({ rule: RULE, field, message: `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"` });
+    } else if (cp && wv && tooFarBehind(wv, cp)) {
+      out.push({
+        rule: RULE,
+        field,
+        message: `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
+      });
+    }
+    const oldW = oldWorkerOf(old, w.name);
+    if (old && oldW && IN_PLACE.has(w.updateStrategy ?? '') && skipsMinor(kubeletVersionOf(old, oldW), version)) {
+      out.push({
+        rule: RULE,
+        field,
+        message: `worker pool "${w.name}": kubernetes version upgrade cannot skip a minor version when the update strategy is AutoInPlaceUpdate or ManualInPlaceUpdate: from "${kubeletVersionOf(old, oldW)}" to "${version}"`,
+      });
+    }
+  });
+  return out;
+}
+
+/** True when `to` is at or above the minor after next of `from`; like Gardener, any major bump counts. */
+function skipsMinor(from: string, to: string): boolean {
+  const f = parseVersion(from);
+  const t = parseVersion(to);
+  if (!f || !t) return false;
+  return t.major > f.major || (t.major === f.major && t.minor >= f.minor + 2);
+}
+
+function tooFarBehind(worker: SemVer, cp: SemVer): boolean {
+  if (worker.major !== cp.major) return worker.major < cp.major;
+  return cp.minor - worker.minor > MAX_MINORS_BEHIND;
+}
+
+function nextMinor(version: string): string {
+  const v = parseVersion(version);
+  return v ? `${v.major}.${v.minor + 1}` : 'the next minor';
+}

@@ -1,9 +1,175 @@
-// SHOOT-VERSION-AVAILABLE: see POLICY.md.
-import type { Rule } from '../rule.js';
+// SHOOT-VERSION-AVAILABLE: a Shoot's versions must be offered by its effective profile (merged for
+// a NamespacedCloudProfile). On CREATE and for a new worker pool every version must be active; on
+// UPDATE only a changed version is judged: it must exist and not be unavailable, and it may be
+// expired only where Gardener's forced updates need it: a worker pool moving to the control
+// plane's current version, or a machine image that does not go below the pool's current one.
+import semver from 'semver';
+import type { ClusterState } from '../../cluster/state.js';
+import type { Rule, ShootContext, Violation } from '../rule.js';
+import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
+import { effectiveProfileRef } from '../types.js';
+import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../versions.js';
+import { judgesShoot, kubeletVersionOf, oldWorkerOf, profileLabel, shootName, validChoices, workerPath, workersOf } from './shoot-changes.js';
 
-// Placeholder until the rule is implemented.
+const RULE = 'SHOOT-VERSION-AVAILABLE';
+
 export const shootVersionAvailable: Rule = {
-  id: 'SHOOT-VERSION-AVAILABLE',
-  appliesTo: () => false,
-  check: () => [],
+  id: RULE,
+  appliesTo: judgesShoot,
+  // The profile comes from the cluster state: without a synced state nothing can be judged.
+  needsState: () => true,
+  check: (ctx) => (judgesShoot(ctx) ? checkShoot(ctx) : []),
 };
+
+interface Judged {
+  shoot: Shoot;
+  old: Shoot | undefined;
+  profile: CloudProfileSpec;
+  label: string;
+  now: number;
+}
+
+function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
+  const shoot = ctx.object;
+  const ref = effectiveProfileRef(shoot);
+  if (!ref) return [noProfile(shoot)];
+  if (!ctx.profile) return [missingProfile(ctx.state, shoot, ref)];
+  const j: Judged = {
+    shoot,
+    old: ctx.operation === 'UPDATE' ? ctx.oldObject : undefined,
+    profile: ctx.profile,
+    label: profileLabel(ref),
+    now: ctx.now,
+  };
+  return [...controlPlane(j), ...workersOf(shoot).flatMap((w, i) => worker(j, w, i))];
+}
+
+function controlPlane(j: Judged): Violation[] {
+  const version = j.shoot.spec.kubernetes.version;
+  if (j.old && j.old.spec.kubernetes.version === version) return [];
+  const problem = versionProblem(j.profile.kubernetes.versions, version, j.label, j.now);
+  if (!problem) return [];
+  return [violation('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${validChoices(j.profile.kubernetes.versions, j.now)}`)];
+}
+
+function worker(j: Judged, w: Worker, i: number): Violation[] {
+  const oldW = oldWorkerOf(j.old, w.name);
+  return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletConstraint(j, w, i, oldW)];
+}
+
+function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+  const version = w.kubernetes?.version;
+  if (!version) return [];
+  if (j.old && oldW && kubeletVersionOf(j.old, oldW) === version) return [];
+  const problem = versionProblem(j.profile.kubernetes.versions, version, j.label, j.now);
+  if (!problem) return [];
+  // An existing pool may follow the control plane onto its current version even when expired.
+  if (problem.classification === 'expired' && j.old && oldW && version === j.old.spec.kubernetes.version) return [];
+  return [
+    violation(
+      `${workerPath(i)}.kubernetes.version`,
+      `worker pool "${w.name}": unsupported kubernetes version "${version}" (${problem.text}); supported values: ${validChoices(j.profile.kubernetes.versions, j.now)}`,
+    ),
+  ];
+}
+
+function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+  const img = w.machine?.image;
+  // Without a version Gardener's defaulting picks one; there is nothing to judge yet.
+  if (!img || img.version === undefined) return [];
+  const oldImg = oldW?.machine?.image;
+  const sameImage = oldImg !== undefined && oldImg.name === img.name;
+  if (sameImage && oldImg.version === img.version) return [];
+  const field = `${workerPath(i)}.machine.image`;
+  const image = j.profile.machineImages.find((m) => m.name === img.name);
+  if (!image) {
+    const names = j.profile.machineImages.map((m) => `"${m.name}"`).join(', ') || 'none';
+    return [violation(field, `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
+  }
+  const problem = versionProblem(image.versions, img.version, j.label, j.now);
+  if (!problem) return [];
+  const notLower = sameImage && oldImg.version !== undefined && compareVersions(img.version, oldImg.version) >= 0;
+  if (problem.classification === 'expired' && notLower) return [];
+  const rule =
+    problem.classification === 'expired' && sameImage && oldImg.version !== undefined
+      ? ` (an expired version is accepted only when it is not lower than the current "${oldImg.version}")`
+      : '';
+  return [
+    violation(
+      field,
+      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' is ${problem.text}${rule}, supported machine image versions are: ${validChoices(image.versions, j.now)}`,
+    ),
+  ];
+}
+
+/** Gardener filters image versions by `kubeletVersionConstraint`; judged when the image or the kubelet changes. */
+function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+  const img = w.machine?.image;
+  if (!img?.version) return [];
+  const entry: MachineImageVersion | undefined = j.profile.machineImages.find((m) => m.name === img.name)?.versions.find((v) => v.version === img.version);
+  const constraint = entry?.kubeletVersionConstraint;
+  if (!constraint) return [];
+  const kubelet = kubeletVersionOf(j.shoot, w);
+  if (j.old && oldW) {
+    const oldImg = oldW.machine?.image;
+    if (oldImg?.name === img.name && oldImg.version === img.version && kubeletVersionOf(j.old, oldW) === kubelet) return [];
+  }
+  // Masterminds constraints separate AND-ed comparisons with commas; node-semver with spaces.
+  const range = semver.validRange(constraint.replaceAll(',', ' '));
+  const parsed = parseVersion(kubelet);
+  if (!range || !parsed || semver.satisfies(parsed, range)) return [];
+  return [
+    violation(
+      `${workerPath(i)}.machine.image`,
+      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'`,
+    ),
+  ];
+}
+
+interface Problem {
+  classification: 'missing' | 'unavailable' | 'expired';
+  text: string;
+}
+
+/** Why `version` cannot be chosen now, or undefined when it is active. */
+function versionProblem(versions: readonly ExpirableVersion[], version: string, label: string, now: number): Problem | undefined {
+  const entry = versions.find((v) => v.version === version);
+  if (!entry) return { classification: 'missing', text: `not in ${label}` };
+  const c = classificationAt(entry, now);
+  if (c === 'unavailable') {
+    const from = nextTransition(entry, now);
+    return { classification: 'unavailable', text: `unavailable in ${label}${from ? ` until ${formatInstant(from.at)}` : ''}` };
+  }
+  if (c === 'expired') {
+    const since = expiryInstant(entry);
+    return { classification: 'expired', text: `expired in ${label}${since !== undefined && Number.isFinite(since) ? ` since ${formatInstant(since)}` : ''}` };
+  }
+  return undefined;
+}
+
+function noProfile(shoot: Shoot): Violation {
+  const kind = shoot.spec.cloudProfile?.kind;
+  if (shoot.spec.cloudProfile?.name && kind) {
+    return violation('spec.cloudProfile.kind', `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
+  }
+  return violation('spec.cloudProfile', `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
+}
+
+function missingProfile(state: ClusterState, shoot: Shoot, ref: ProfileRef): Violation {
+  const by = `referenced by shoot ${shootName(shoot)}`;
+  if (ref.kind === 'CloudProfile') {
+    const field = shoot.spec.cloudProfile?.name ? 'spec.cloudProfile.name' : 'spec.cloudProfileName';
+    return violation(field, `${profileLabel(ref)} ${by} does not exist`);
+  }
+  const ncp = state.namespacedCloudProfile(ref.namespace, ref.name);
+  if (!ncp) return violation('spec.cloudProfile.name', `${profileLabel(ref)} ${by} does not exist`);
+  const parent = ncp.spec.parent;
+  if (parent.kind !== 'CloudProfile') {
+    return violation('spec.cloudProfile.name', `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
+  }
+  return violation('spec.cloudProfile.name', `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
+}
+
+function violation(field: string, message: string): Violation {
+  return { rule: RULE, field, message };
+}

@@ -1,0 +1,103 @@
+// `version-policy explain` through the BUILT CLI (`npm test` builds before tap runs), checked
+// against golden files in test/fixtures/explain/ at a fixed --now.
+//
+// After an intended change of the output, regenerate the goldens and review their diff:
+//   npm run build && UPDATE_GOLDEN=1 npx tap test/cli/explain.test.ts
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { ExplainReport } from '../../src/policy/version-report.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist/cli/main.js');
+const FIXTURES = 'test/fixtures/explain';
+const NOW = '2026-09-01T00:00:00Z';
+const STATE = ['--state', `${FIXTURES}/profile.yaml`, '--state', `${FIXTURES}/shoots.yaml`, '--now', NOW];
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, 'explain', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+
+const goldens: Array<{ name: string; args: string[]; golden: string }> = [
+  { name: 'a CloudProfile, as text', args: [...STATE, `${FIXTURES}/profile.yaml`], golden: 'expected-profile.txt' },
+  { name: 'a CloudProfile, as JSON', args: [...STATE, '--output', 'json', `${FIXTURES}/profile.yaml`], golden: 'expected-profile.json' },
+  { name: 'a NamespacedCloudProfile, merged with its parent', args: [...STATE, `${FIXTURES}/ncp.yaml`], golden: 'expected-ncp.txt' },
+];
+
+for (const g of goldens) {
+  t.test(`golden: ${g.name}`, async (t) => {
+    const got = await run(g.args);
+    t.equal(got.code, 0, got.stderr);
+    t.equal(got.stderr, '');
+    const path = join(ROOT, FIXTURES, g.golden);
+    if (UPDATE) await writeFile(path, got.stdout);
+    t.equal(got.stdout, await readFile(path, 'utf8'), `matches ${g.golden} (UPDATE_GOLDEN=1 regenerates it)`);
+  });
+}
+
+// The goldens pin the layout; these pin the facts, so a wrong golden cannot be blessed unnoticed.
+t.test('the JSON report says what the fixture implies', async (t) => {
+  const got = await run([...STATE, '--output', 'json', `${FIXTURES}/profile.yaml`]);
+  const report = JSON.parse(got.stdout) as ExplainReport;
+  const p = report.profiles[0]!;
+  t.equal(report.now, NOW);
+  const k8s = Object.fromEntries(p.kubernetes.map((v) => [v.version, v]));
+  t.same(
+    p.kubernetes.map((v) => v.version),
+    ['1.34.0', '1.33.0', '1.32.1', '1.31.2', '1.31.1', '1.30.5', '1.29.8', '1.28.9'],
+    'newest first',
+  );
+  t.same(k8s['1.33.0']?.next, { classification: 'supported', at: '2026-10-01T00:00:00Z' });
+  t.equal(k8s['1.34.0']?.classification, 'unavailable');
+  t.same([k8s['1.31.2']?.managed, k8s['1.30.5']?.managed, k8s['1.32.1']?.managed], [true, true, false], 'managed per the annotation');
+  t.equal(k8s['1.29.8']?.shoots, 1, 'the Shoot being deleted is not counted');
+  t.equal(k8s['1.31.1']?.shoots, 0, 'a Shoot on the NamespacedCloudProfile is counted there');
+  t.notOk(p.forcedUpdates.some((f) => f.shoot === 'garden-dev/leaving'), 'a Shoot being deleted is not updated');
+  const byPlace = (shoot: string, place: string, kind: string) => p.forcedUpdates.find((f) => f.shoot === shoot && f.place === place && f.kind === kind);
+  t.match(byPlace('garden-dev/alpha', 'control plane', 'kubernetes'), { from: '1.30.5', to: '1.31.2', at: '2026-09-10T20:00:00Z', expiresAt: '2026-09-10T00:00:00Z' });
+  t.match(byPlace('garden-dev/beta', 'worker pool "legacy"', 'kubernetes'), { from: '1.28.9', to: '1.29.8', toExpired: true, at: null });
+  t.match(byPlace('garden-dev/beta', 'worker pool "ubuntu"', 'machine-image'), { to: null, problem: /update strategy patch/ });
+  t.equal(p.warnings.length, 1, 'one maintenance failure ahead');
+  t.match(p.warnings[0], /garden-dev\/beta.*ubuntu:22\.4\.1.*will fail/);
+});
+
+t.test('usage and input errors exit 2 with one line', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'explain-'));
+  const onlyShoot = join(dir, 'shoot.yaml');
+  await writeFile(onlyShoot, 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: { name: s, namespace: n }\nspec: { kubernetes: { version: 1.31.0 } }\n');
+  const cases: Array<[string, string[], RegExp]> = [
+    ['--now must be RFC 3339', ['--now', 'yesterday', `${FIXTURES}/profile.yaml`], /--now: "yesterday" is not an RFC 3339 instant/],
+    ['--state and --cluster exclude each other', ['--cluster', '--state', `${FIXTURES}/shoots.yaml`, `${FIXTURES}/profile.yaml`], /exclude each other/],
+    ['the file must exist', [`${FIXTURES}/missing.yaml`], /missing\.yaml: cannot read/],
+    ['the file must hold a profile', [onlyShoot], /contains no CloudProfile or NamespacedCloudProfile/],
+    ["a NamespacedCloudProfile's parent must be in the state", ['--now', NOW, `${FIXTURES}/ncp.yaml`], /parent CloudProfile "local".*not in the state; pass it with --state/],
+    ['--output is text or json', ['--output', 'yaml', `${FIXTURES}/profile.yaml`], /Allowed choices are text, json/],
+  ];
+  // Each run is a cold node start; run them side by side.
+  const runs = await Promise.all(cases.map(([, args]) => run(args)));
+  cases.forEach(([name, , message], i) => {
+    const got = runs[i]!;
+    t.equal(got.code, 2, `${name}: exit code`);
+    t.match(got.stderr, message, `${name}: message`);
+    t.equal(got.stderr.trim().split('\n').length, 1, `${name}: one line`);
+    t.equal(got.stdout, '', `${name}: nothing on stdout`);
+  });
+});

@@ -1,0 +1,128 @@
+// Shoot warnings: deprecated, expiring within the configured days (30 by default), and expired
+// with the forced update ahead. Each row: a request, its state, and the words of each warning.
+import t from 'tap';
+import type { PolicedObject, Shoot } from '../../../src/policy/types.js';
+import { cloudProfile, decide, hoursFromNow, shoot } from '../../helpers/objects.js';
+import { AWS, NCP, deleting, expiredK8s } from '../rules/shoot-profile.js';
+
+interface Row {
+  name: string;
+  operation: 'CREATE' | 'UPDATE';
+  object: Shoot;
+  oldObject?: Shoot;
+  state?: PolicedObject[];
+  config?: Record<string, unknown>;
+  synced?: boolean;
+  /** The words of each expected warning, in order. */
+  want: string[][];
+}
+
+const s = (version: string, image = '1592.1.0', workerK8s?: string, profile = 'aws'): Shoot =>
+  shoot({ profile, version, workers: [{ name: 'pool-a', image: ['gardenlinux', image], ...(workerK8s ? { kubernetes: workerK8s } : {}) }] });
+const withWindow = (x: Shoot, begin: string, end: string): Shoot => ({ ...x, spec: { ...x.spec, maintenance: { timeWindow: { begin, end } } } });
+const withPool = (x: Shoot, name: string, image: string): Shoot => {
+  const copy = structuredClone(x);
+  copy.spec.provider!.workers!.push({ name, machine: { type: 'm5.large', image: { name: 'gardenlinux', version: image } } });
+  return copy;
+};
+
+/** 1.30 is missing: a Shoot on the expired 1.29.0 has nowhere to go. */
+const GAP = cloudProfile({ name: 'gap', kubernetes: [expiredK8s('1.29.0'), '1.31.0'] });
+/** 1.30 exists, but only expired. */
+const CHAIN = cloudProfile({ name: 'chain', kubernetes: [expiredK8s('1.29.0'), expiredK8s('1.30.0'), '1.31.0'] });
+
+const IN_10_DAYS = hoursFromNow(240);
+const rows: Row[] = [
+  { name: 'supported versions say nothing', operation: 'CREATE', object: s('1.31.0'), want: [] },
+  { name: 'a preview version says nothing', operation: 'CREATE', object: s('1.32.0', '1593.0.0'), want: [] },
+  {
+    name: 'deprecated, expiring after the warning horizon',
+    operation: 'CREATE',
+    object: s('1.30.1'),
+    want: [[`kubernetes version "1.30.1" of shoot 'garden-dev/shoot' (control plane) is deprecated: it expires at ${hoursFromNow(24 * 60)}`]],
+  },
+  { name: 'deprecated without an expiry', operation: 'CREATE', object: s('1.31.0', '1591.0.0'), want: [["machine image version 'gardenlinux:1591.0.0'", '(worker pool "pool-a") is deprecated: no expiry is set yet']] },
+  {
+    name: 'expiring within 30 days: the date and the forced update',
+    operation: 'CREATE',
+    object: s('1.29.4'),
+    want: [[`"1.29.4"`, `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`, 'forcibly updated to "1.30.2" in the first maintenance window after that']],
+  },
+  {
+    name: 'expiring within 30 days, with a maintenance window: the window it happens in',
+    operation: 'CREATE',
+    object: withWindow(s('1.29.4'), '220000+0200', '230000+0200'),
+    want: [['updated to "1.30.2" in the maintenance window beginning 2026-09-11T20:00:00Z']],
+  },
+  { name: 'the horizon is configurable', operation: 'CREATE', object: s('1.29.4'), config: { warnings: { expiringWithinDays: 5 } }, want: [[`is deprecated: it expires at ${IN_10_DAYS}`]] },
+  {
+    name: 'one warning per version, naming every place that uses it',
+    operation: 'CREATE',
+    object: s('1.30.1', '1592.1.0', '1.30.1'),
+    want: [['"1.30.1"', '(control plane, worker pool "pool-a")']],
+  },
+  {
+    name: 'expired and kept on UPDATE: the forced update in the next maintenance window',
+    operation: 'UPDATE',
+    object: s('1.28.5'),
+    oldObject: s('1.28.5'),
+    want: [['"1.28.5"', 'is expired since 2026-08-30T00:00:00Z', 'forcibly updated to "1.29.4" in its next maintenance window']],
+  },
+  {
+    name: 'expired machine image kept by an existing pool: the target of its strategy',
+    operation: 'UPDATE',
+    object: s('1.31.0', '1590.0.0'),
+    oldObject: s('1.31.0', '1590.0.0'),
+    want: [["'gardenlinux:1590.0.0'", 'is expired', 'forcibly updated to "1595.0.0"']],
+  },
+  { name: 'expired on CREATE is a denial, not a forecast', operation: 'CREATE', object: s('1.28.5', '1590.0.0'), want: [] },
+  {
+    name: 'expired in a new pool is a denial; in an existing pool a forecast',
+    operation: 'UPDATE',
+    object: withPool(s('1.31.0', '1589.0.0'), 'pool-new', '1590.0.0'),
+    oldObject: s('1.31.0', '1589.0.0'),
+    want: [["'gardenlinux:1589.0.0'", '(worker pool "pool-a")']],
+  },
+  {
+    name: 'expired with no version to go to: the maintenance will fail',
+    operation: 'UPDATE',
+    object: s('1.29.0', '1592.1.0', undefined, 'gap'),
+    oldObject: s('1.29.0', '1592.1.0', undefined, 'gap'),
+    state: [GAP],
+    want: [['"1.29.0"', 'no version to update to exists', 'next minor 1.30', 'will fail']],
+  },
+  {
+    name: 'expired, and so is the only target: another forced update follows',
+    operation: 'UPDATE',
+    object: s('1.29.0', '1592.1.0', undefined, 'chain'),
+    oldObject: s('1.29.0', '1592.1.0', undefined, 'chain'),
+    state: [CHAIN],
+    want: [['forcibly updated to "1.30.0"', '"1.30.0" is expired too, so another forced update follows']],
+  },
+  {
+    name: 'the NamespacedCloudProfile\'s extended expiry is the one that counts',
+    operation: 'CREATE',
+    object: shoot({ profile: { kind: 'NamespacedCloudProfile', name: 'team' }, version: '1.28.5', workers: [{ name: 'pool-a', image: ['gardenlinux', '1592.1.0'] }] }),
+    want: [[`"1.28.5"`, `expires at ${hoursFromNow(24 * 30)} (in 30 days)`, 'forcibly updated to "1.29.4"']],
+  },
+  { name: 'an unsynced state says nothing', operation: 'CREATE', object: s('1.29.4'), synced: false, want: [] },
+  { name: 'a Shoot being deleted says nothing', operation: 'UPDATE', object: deleting(s('1.28.5')), oldObject: deleting(s('1.28.5')), want: [] },
+];
+
+for (const row of rows) {
+  t.test(row.name, async (t) => {
+    const d = decide({
+      operation: row.operation,
+      object: row.object,
+      ...(row.oldObject ? { oldObject: row.oldObject } : {}),
+      state: row.state ?? [AWS, NCP],
+      ...(row.config ? { config: row.config } : {}),
+      ...(row.synced === false ? { synced: false } : {}),
+    });
+    t.equal(d.warnings.length, row.want.length, `warnings: ${JSON.stringify(d.warnings)}`);
+    row.want.forEach((words, i) => {
+      for (const word of words) t.match(d.warnings[i] ?? '', word, `warning ${i} says ${JSON.stringify(word)}`);
+    });
+  });
+}
+
