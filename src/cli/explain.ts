@@ -8,7 +8,8 @@ import type { ClusterState } from '../cluster/state.js';
 import { mergeNamespacedProfile } from '../policy/merge.js';
 import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
 import { objectKey } from '../policy/types.js';
-import type { ExplainReport, ManagedVersions, ProfileReport } from '../policy/version-report.js';
+import { managedVersions } from '../policy/defaulting/managed-annotation.js';
+import type { ExplainReport, ProfileReport } from '../policy/version-report.js';
 import { buildProfileReport } from '../policy/version-report.js';
 import { formatInstant } from '../policy/versions.js';
 import { UsageError } from './errors.js';
@@ -47,7 +48,7 @@ export async function explain(file: string, opts: ExplainOptions): Promise<Expla
 
 function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: ClusterState, now: number, file: string): ProfileReport {
   if (profile.kind === 'CloudProfile') {
-    return buildProfileReport({ ref: { kind: 'CloudProfile', name: profile.metadata.name }, spec: profile.spec, state, now, managed: managedVersionsOf(profile) });
+    return buildProfileReport({ ref: { kind: 'CloudProfile', name: profile.metadata.name }, spec: profile.spec, state, now, managed: managedVersions(profile) });
   }
   const parentName = profile.spec.parent.name;
   const parent = profile.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(parentName) : undefined;
@@ -61,31 +62,8 @@ function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: Cluster
     state,
     now,
     // The merged versions are the parent's (or NCP additions, which the defaulting never manages).
-    managed: managedVersionsOf(parent),
+    managed: managedVersions(parent),
   });
-}
-
-export const MANAGED_VERSIONS_ANNOTATION = 'version-policy.gardener.cloud/managed-versions';
-
-/**
- * The versions DEFAULT-LIFECYCLE manages, from its annotation
- * `{"kubernetes":[...],"machineImages":{"<image>":[...]}}`. An unreadable annotation manages nothing.
- * TODO: replace with `managedVersions(profile)` from src/policy/defaulting/lifecycle.ts when it lands.
- */
-export function managedVersionsOf(profile: CloudProfile): ManagedVersions {
-  const none: ManagedVersions = { kubernetes: [], machineImages: {} };
-  const raw = profile.metadata.annotations?.[MANAGED_VERSIONS_ANNOTATION];
-  if (!raw) return none;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return none;
-  }
-  if (!isRecord(parsed)) return none;
-  const kubernetes = strings(parsed.kubernetes);
-  const images = isRecord(parsed.machineImages) ? parsed.machineImages : {};
-  return { kubernetes, machineImages: Object.fromEntries(Object.entries(images).map(([name, versions]) => [name, strings(versions)])) };
 }
 
 async function loadState(opts: ExplainOptions): Promise<ClusterState> {
@@ -117,12 +95,4 @@ async function asUsageError<T>(work: Promise<T>): Promise<T> {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }

@@ -7,16 +7,12 @@ import type { ShootVersionUse } from './forced-update.js';
 import { describeUse, placeOf, planForcedUpdate, versionUsesOf } from './forced-update.js';
 import type { TimeWindow } from './maintenance.js';
 import type { UpdateStrategy } from './update-path.js';
+import type { ManagedVersions } from './defaulting/managed-annotation.js';
 import { strategyOf } from './update-path.js';
 import type { Classification, CloudProfileSpec, ExpirableVersion, ProfileRef, Shoot } from './types.js';
 import { objectKey } from './types.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition } from './versions.js';
 
-/** The versions the defaulting policy manages (DEFAULT-LIFECYCLE's annotation). */
-export interface ManagedVersions {
-  kubernetes: readonly string[];
-  machineImages: Readonly<Record<string, readonly string[]>>;
-}
 
 export interface VersionRow {
   version: string;
@@ -91,7 +87,7 @@ export function buildProfileReport(input: ReportInput): ProfileReport {
     machineImages: spec.machineImages.map((image) => ({
       name: image.name,
       updateStrategy: strategyOf(image),
-      versions: rows(image.versions, now, input.managed.machineImages[image.name] ?? [], (v) => countShoots(state.machineImageVersionUsers(ref, image.name, v))),
+      versions: rows(image.versions, now, input.managed.machineImages.get(image.name) ?? NONE, (v) => countShoots(state.machineImageVersionUsers(ref, image.name, v))),
     })),
     forcedUpdates,
     warnings: forcedUpdates.filter((f) => f.to === null).map((f) => failureWarning(f, now)),
@@ -99,7 +95,9 @@ export function buildProfileReport(input: ReportInput): ProfileReport {
   };
 }
 
-function rows(versions: readonly ExpirableVersion[], now: number, managed: readonly string[], users: (version: string) => number): VersionRow[] {
+const NONE: ReadonlySet<string> = new Set();
+
+function rows(versions: readonly ExpirableVersion[], now: number, managed: ReadonlySet<string>, users: (version: string) => number): VersionRow[] {
   return [...versions]
     .sort((a, b) => compareVersions(b.version, a.version))
     .map((v) => {
@@ -110,7 +108,7 @@ function rows(versions: readonly ExpirableVersion[], now: number, managed: reado
         classification: classificationAt(v, now),
         next: next ? { classification: next.classification, at: formatInstant(next.at) } : null,
         expiresAt: expiry !== undefined && Number.isFinite(expiry) ? formatInstant(expiry) : null,
-        managed: managed.includes(v.version),
+        managed: managed.has(v.version),
         shoots: users(v.version),
       };
     });
