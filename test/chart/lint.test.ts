@@ -1,0 +1,31 @@
+import { basename } from 'node:path';
+import t from 'tap';
+import { CHART, CI_VALUES, NAMESPACE, helm, render } from '../helpers/helm.js';
+
+const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
+
+t.test('ci/ holds an example for every certificate mode', async (t) => {
+  const names = CI_VALUES.map((f) => basename(f));
+  for (const mode of ['self-signed', 'cert-manager', 'provided']) t.ok(names.some((n) => n.startsWith(mode)), `${mode} example present`);
+});
+
+for (const values of [undefined, ...CI_VALUES]) {
+  const label = values ? `ci/${basename(values)}` : 'the default values';
+  t.test(`helm lint --strict passes with ${label}`, async (t) => {
+    const res = await helm(['lint', '--strict', CHART, ...(values ? ['-f', values] : [])]);
+    t.equal(res.code, 0, `lint exit code${res.code === 0 ? "" : `: ${res.stdout}${res.stderr}`}`);
+    t.match(res.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  t.test(`helm template with ${label} renders unique, well-formed objects`, async (t) => {
+    const { objects } = await render({ values: values ? [values] : [] });
+    t.ok(objects.length >= 8, `${objects.length} objects`);
+    const ids = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    t.same(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no kind/name rendered twice');
+    for (const o of objects) {
+      t.ok(o.apiVersion && o.kind && o.metadata.name, `${o.kind}/${o.metadata.name} has apiVersion, kind and name`);
+      if (CLUSTER_SCOPED.has(o.kind)) t.notOk(o.metadata.namespace, `${o.kind} is cluster-scoped`);
+      else t.equal(o.metadata.namespace, NAMESPACE, `${o.kind}/${o.metadata.name} lands in the release namespace`);
+    }
+  });
+}

