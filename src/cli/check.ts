@@ -3,7 +3,6 @@
 // 2 bad usage or input (main.ts prints the UsageError as one line).
 import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { listClusterState } from '../cluster/live-list.js';
 import { InputError, readObjectFiles } from '../cluster/object-files.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../cluster/state.js';
@@ -16,7 +15,7 @@ import { EXIT_DENIED, EXIT_OK } from './main.js';
 import { collect, type FeatureGates, parseFeatureGates, parseRfc3339 } from './options.js';
 
 export interface CheckOptions {
-  state: string[];
+  state?: string[];
   cluster?: boolean;
   delete?: boolean;
   /** Epoch ms, parsed from --now. */
@@ -30,8 +29,10 @@ export function registerCheck(program: Command): void {
   program
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
+    // Commander puts "(Did you mean --now?)" on a second line; a usage error is one line.
+    .configureOutput({ outputError: (text, write) => write(`${oneLine(text.trimEnd())}\n`) })
     .argument('<file...>', 'YAML or JSON files; multi-document, `kind: List` is unrolled')
-    .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).default([]).conflicts('cluster'))
+    .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).conflicts('cluster'))
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
     .option('--delete', "judge FILE's objects as DELETE requests")
     .addOption(new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339))
@@ -116,8 +117,10 @@ async function checkConfig(opts: CheckOptions): Promise<Config> {
 }
 
 async function checkState(opts: CheckOptions, config: Config): Promise<ClusterState> {
-  if (!opts.cluster) return loadStaticState(opts.state);
+  if (!opts.cluster) return loadStaticState(opts.state ?? []);
   try {
+    // Loaded on demand: the Kubernetes client costs more start-up time than the whole check.
+    const { listClusterState } = await import('../cluster/live-list.js');
     return await listClusterState({ kubeconfig: config.cluster.kubeconfig });
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${oneLine((err as Error).message)}`);

@@ -52,6 +52,6 @@ export function parseFeatureGates(text: string, previous: Partial<FeatureGates> 
 }
 
 /** For repeatable options: each occurrence appends. */
-export function collect(value: string, previous: string[]): string[] {
+export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
