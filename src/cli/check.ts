@@ -47,7 +47,7 @@ export function registerCheck(program: Command): void {
 /** Reads every input, judges each object and prints the verdicts; returns the exit code. */
 export async function runCheck(files: readonly string[], opts: CheckOptions, out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const config = await asUsageError(checkConfig(opts));
-  const [state, applied] = await asUsageError(Promise.all([checkState(opts, config), readObjectFiles(files)]));
+  const [state, applied] = await asUsageError(stateThenFiles(checkState(opts, config), readObjectFiles(files)));
   const results = judgeAll(
     applied.map((s) => s.object),
     state,
@@ -125,6 +125,14 @@ async function checkState(opts: CheckOptions, config: Config): Promise<ClusterSt
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${oneLine((err as Error).message)}`);
   }
+}
+
+/** Both reads run at once; if both fail, the state's error is reported, whichever failed sooner. */
+async function stateThenFiles<S, F>(state: Promise<S>, files: Promise<F>): Promise<[S, F]> {
+  const [s, f] = await Promise.allSettled([state, files]);
+  if (s.status === 'rejected') throw s.reason;
+  if (f.status === 'rejected') throw f.reason;
+  return [s.value, f.value];
 }
 
 /** Bad files and configs are the user's input errors: one line, exit code 2. */

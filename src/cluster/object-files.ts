@@ -56,9 +56,17 @@ export async function readObjectFile(file: string, opts: ReadOptions = {}): Prom
   return parseObjects(text, file, opts);
 }
 
+/** Reads files in parallel; when several are bad, the error is the first file's, every time. */
 export async function readObjectFiles(files: readonly string[], opts: ReadOptions = {}): Promise<SourcedObject[]> {
-  const all = await Promise.all(files.map((f) => readObjectFile(f, opts)));
-  return all.flat();
+  return (await inOrder(files.map((f) => readObjectFile(f, opts)))).flat();
+}
+
+/** Promise.all, except that the rejection reported is the first in list order, not in time. */
+async function inOrder<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 function readProblem(err: NodeJS.ErrnoException): string {

@@ -53,6 +53,8 @@ const BAD: BadInput[] = [
   { what: 'a directory', files: { 'ok.yaml': good }, args: ['.'], stderr: /\.: cannot read: is a directory/ },
   { what: 'a --state file with bad content', files: { 'ok.yaml': good, 'state.yaml': versionIsNumber }, args: ['--state', 'state.yaml', 'ok.yaml'], stderr: /state\.yaml:\d+: invalid CloudProfile "aws"/ },
   { what: 'a missing --state file', files: { 'ok.yaml': good }, args: ['--state', 'gone.yaml', 'ok.yaml'], stderr: /gone\.yaml: cannot read: no such file/ },
+  { what: 'several bad files (the first named is reported)', files: { 'a.yaml': '', 'b.yaml': versionIsNumber }, args: ['b.yaml', 'a.yaml'], stderr: /b\.yaml:\d+: invalid CloudProfile/ },
+  { what: 'a bad --state file and a bad file (the state is reported)', files: { 'a.yaml': '', 'state.yaml': 'kind: [\n' }, args: ['--state', 'state.yaml', 'a.yaml'], stderr: /state\.yaml:\d+: not valid YAML/ },
   { what: 'an unknown flag', files: { 'ok.yaml': good }, args: ['--frobnicate', 'ok.yaml'], stderr: /unknown option '--frobnicate'/ },
   { what: 'a misspelt flag (commander suggests on a second line)', files: { 'ok.yaml': good }, args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'], stderr: /unknown option '--nw'.*Did you mean --now\?/ },
   { what: 'no FILE', args: [], stderr: /missing required argument 'file'/ },
