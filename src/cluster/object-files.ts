@@ -1,8 +1,9 @@
 // Reads Kubernetes objects from YAML or JSON files: multi-document, `kind: List` unrolled, each
-// object checked against its schema. Bad input throws InputError naming the file and line.
+// object checked against its schema. Bad input throws InputError naming the file and the line of
+// the offending field, so a user can fix it without a stack trace.
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseAllDocuments } from 'yaml';
-import { formatFieldErrors, isPolicedKind, parsePolicedObject } from '../policy/parse.js';
+import { type Document, isNode, isScalar, LineCounter, parseAllDocuments } from 'yaml';
+import { type FieldError, formatFieldErrors, isPolicedKind, parsePolicedObject } from '../policy/parse.js';
 import type { PolicedObject } from '../policy/types.js';
 
 export class InputError extends Error {
@@ -12,7 +13,7 @@ export class InputError extends Error {
 export interface SourcedObject {
   object: PolicedObject;
   file: string;
-  /** 1-based line where the document starts. */
+  /** 1-based line where the object starts. */
   line: number;
 }
 
@@ -21,24 +22,26 @@ export interface ReadOptions {
   defaultNamespace?: string;
 }
 
-/** Parses one file's text. Objects of kinds we do not police are skipped. */
+const POLICED = 'CloudProfile, NamespacedCloudProfile or Shoot';
+
+/** Parses one file's text. Every object must be of a kind we police; anything else is an error. */
 export function parseObjects(text: string, file: string, opts: ReadOptions = {}): SourcedObject[] {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (!Array.isArray(docs)) throw new InputError(`${file}: not a YAML stream`);
+  const lineAt = (offset: number) => lines.linePos(offset).line;
   const out: SourcedObject[] = [];
   for (const doc of docs) {
-    const line = lines.linePos(doc.range[0]).line;
     const problem = doc.errors[0];
-    if (problem) {
-      const at = problem.linePos?.[0]?.line ?? line;
-      throw new InputError(`${file}:${at}: not valid YAML: ${problem.message.split('\n')[0]}`);
-    }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (problem) throw new InputError(`${file}:${lineAt(problem.pos[0])}: not valid YAML: ${firstLine(problem.message)}`);
+    const value = plainValue(doc, file, lineAt(doc.range[0]));
     if (value === null || value === undefined) continue;
-    for (const item of unroll(value)) out.push({ object: checked(item, file, line, opts), file, line });
+    for (const item of unroll(value, file, lineAt(doc.range[0]))) {
+      const at = locator(doc, item.path, lineAt);
+      out.push({ object: checked(item.value, file, at, opts), file, line: at.line('') });
+    }
   }
-  if (out.length === 0) throw new InputError(`${file}: contains no CloudProfile, NamespacedCloudProfile or Shoot`);
+  if (out.length === 0) throw new InputError(`${file}: contains no ${POLICED}`);
   return out;
 }
 
@@ -47,28 +50,94 @@ export async function readObjectFile(file: string, opts: ReadOptions = {}): Prom
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new InputError(`${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new InputError(`${file}: cannot read: ${readProblem(err as NodeJS.ErrnoException)}`);
   }
   if (text.trim() === '') throw new InputError(`${file}: file is empty`);
   return parseObjects(text, file, opts);
 }
 
+/** Reads files in parallel; when several are bad, the error is the first file's, every time. */
 export async function readObjectFiles(files: readonly string[], opts: ReadOptions = {}): Promise<SourcedObject[]> {
-  const all = await Promise.all(files.map((f) => readObjectFile(f, opts)));
-  return all.flat();
+  return (await inOrder(files.map((f) => readObjectFile(f, opts)))).flat();
 }
 
-function unroll(value: unknown): unknown[] {
-  if (isRecord(value) && value.kind === 'List' && Array.isArray(value.items)) return value.items as unknown[];
-  return [value];
+/** Promise.all, except that the rejection reported is the first in list order, not in time. */
+async function inOrder<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
-function checked(value: unknown, file: string, line: number, opts: ReadOptions): PolicedObject {
-  if (!isRecord(value)) throw new InputError(`${file}:${line}: expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+function readProblem(err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'EACCES':
+      return 'permission denied';
+    default:
+      return err.code ?? firstLine(err.message);
+  }
+}
+
+function plainValue(doc: Document.Parsed, file: string, line: number): unknown {
+  try {
+    // A low alias budget: a few anchors are normal, thousands are a billion-laughs bomb.
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    throw new InputError(`${file}:${line}: not valid YAML: ${firstLine((err as Error).message)}`);
+  }
+}
+
+type PathSegment = string | number;
+
+function unroll(value: unknown, file: string, line: number): Array<{ value: unknown; path: PathSegment[] }> {
+  if (!isRecord(value) || value.kind !== 'List') return [{ value, path: [] }];
+  if (!Array.isArray(value.items)) throw new InputError(`${file}:${line}: a List needs an \`items\` list`);
+  return value.items.map((item: unknown, i) => ({ value: item, path: ['items', i] }));
+}
+
+/** Finds where a field of one object sits in the source text. */
+interface Locator {
+  /** The line of `field` (a parse.ts field path), or of its nearest existing parent. */
+  line(field: string): number;
+  /** The source text of `field` when it is a plain scalar that YAML did not read as a string. */
+  nonString(field: string): string | undefined;
+}
+
+function locator(doc: Document.Parsed, base: PathSegment[], lineAt: (offset: number) => number): Locator {
+  const nodeAt = (path: PathSegment[]) => (path.length === 0 ? doc.contents : doc.getIn(path, true));
+  return {
+    line(field) {
+      const path = [...base, ...fieldPath(field)];
+      for (let n = path.length; n >= 0; n--) {
+        const node = nodeAt(path.slice(0, n));
+        if (isNode(node) && node.range) return lineAt(node.range[0]);
+      }
+      return lineAt(doc.range[0]);
+    },
+    nonString(field) {
+      const node = nodeAt([...base, ...fieldPath(field)]);
+      return isScalar(node) && typeof node.value !== 'string' && node.source !== undefined ? String(node.source) : undefined;
+    },
+  };
+}
+
+/** `spec.kubernetes.versions[0].version` → ['spec', 'kubernetes', 'versions', 0, 'version']. */
+function fieldPath(field: string): PathSegment[] {
+  return (field.match(/[^.[\]]+/g) ?? []).map((seg) => (/^[0-9]+$/.test(seg) ? Number(seg) : seg));
+}
+
+function checked(value: unknown, file: string, at: Locator, opts: ReadOptions): PolicedObject {
+  if (!isRecord(value)) {
+    throw new InputError(`${file}:${at.line('')}: expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+  }
   const { apiVersion, kind } = value;
   if (!isPolicedKind(kind)) {
     throw new InputError(
-      `${file}:${line}: unsupported kind ${JSON.stringify(kind ?? null)} (apiVersion ${JSON.stringify(apiVersion ?? null)}); expected CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1`,
+      `${file}:${at.line('kind')}: unsupported kind ${JSON.stringify(kind ?? null)} (apiVersion ${JSON.stringify(apiVersion ?? null)}); expected ${POLICED} of core.gardener.cloud/v1beta1`,
     );
   }
   const meta = value.metadata;
@@ -78,9 +147,21 @@ function checked(value: unknown, file: string, line: number, opts: ReadOptions):
   const parsed = parsePolicedObject(kind, value);
   if (!parsed.ok) {
     const name = isRecord(meta) && typeof meta.name === 'string' ? ` ${JSON.stringify(meta.name)}` : '';
-    throw new InputError(`${file}:${line}: invalid ${kind}${name}: ${formatFieldErrors(parsed.errors)}`);
+    const errors = parsed.errors.map((e) => withQuotingHint(e, at));
+    throw new InputError(`${file}:${at.line(errors[0]?.field ?? '')}: invalid ${kind}${name}: ${formatFieldErrors(errors)}`);
   }
   return parsed.object;
+}
+
+/** YAML reads `version: 1.30` as the number 1.3; say so, and how to keep it a string. */
+function withQuotingHint(e: FieldError, at: Locator): FieldError {
+  if (e.message !== 'must be string') return e;
+  const source = at.nonString(e.field);
+  return source === undefined ? e : { ...e, message: `must be string, found ${source} (quote it: "${source}")` };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

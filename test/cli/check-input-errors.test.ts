@@ -1,0 +1,90 @@
+// Every bad input to `check` exits 2 with one line on stderr that names the file (and the line,
+// where the parser gives one), nothing on stdout, and never a stack trace.
+import t from 'tap';
+import { cloudProfile, shoot } from '../helpers/objects.js';
+import { runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
+
+const good = yamlDocs(cloudProfile({ name: 'aws' }));
+/** `good` with one line replaced: the fixtures differ from a valid profile in one place only. */
+const edited = (from: RegExp, to: string) => {
+  const text = good.replace(from, to);
+  if (text === good) throw new Error(`fixture edit ${String(from)} matched nothing`);
+  return text;
+};
+const lineOf = (text: string, needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length;
+
+const versionIsNumber = edited(/- version: .*\n/, '- version: 1.30\n');
+const versionsNotList = edited(/versions:\n {6}- version: .*\n/, 'versions: "1.30.0"\n');
+
+interface BadInput {
+  what: string;
+  files?: Record<string, string>;
+  args: string[];
+  stderr: RegExp;
+}
+
+const BAD: BadInput[] = [
+  { what: 'an empty file', files: { 'empty.yaml': '' }, args: ['empty.yaml'], stderr: /empty\.yaml: file is empty/ },
+  { what: 'only comments', files: { 'comments.yaml': '# nothing here\n---\n' }, args: ['comments.yaml'], stderr: /comments\.yaml: contains no CloudProfile/ },
+  { what: 'text that is not YAML', files: { 'bad.yaml': 'kind: [CloudProfile\nmetadata: {name: x\n' }, args: ['bad.yaml'], stderr: /bad\.yaml:\d+: not valid YAML: / },
+  { what: 'prose', files: { 'prose.yaml': 'Please check my profile.\n' }, args: ['prose.yaml'], stderr: /prose\.yaml:1: expected a Kubernetes object, found string/ },
+  { what: 'the wrong apiVersion', files: { 'api.yaml': edited(/v1beta1/, 'v1') }, args: ['api.yaml'], stderr: /api\.yaml:1: invalid CloudProfile "aws": apiVersion: must be "core\.gardener\.cloud\/v1beta1"/ },
+  { what: 'the wrong kind', files: { 'kind.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws}\n' }, args: ['kind.yaml'], stderr: /kind\.yaml:2: unsupported kind "ConfigMap"/ },
+  { what: 'an object without spec', files: { 'nospec.yaml': edited(/spec:[\s\S]*/, '') }, args: ['nospec.yaml'], stderr: /nospec\.yaml:1: invalid CloudProfile "aws": spec: required field is missing/ },
+  {
+    what: 'versions that is not a list',
+    files: { 'versions.yaml': versionsNotList },
+    args: ['versions.yaml'],
+    stderr: new RegExp(`versions\\.yaml:${lineOf(versionsNotList, 'versions: "1.30.0"')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions: must be array`),
+  },
+  {
+    what: 'a version that is a number',
+    files: { 'number.yaml': versionIsNumber },
+    args: ['number.yaml'],
+    stderr: new RegExp(`number\\.yaml:${lineOf(versionIsNumber, '1.30\n')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions\\[0\\]\\.version: must be string, found 1\\.30 \\(quote it: "1\\.30"\\)`),
+  },
+  {
+    what: 'a bad object in the second document of a file',
+    files: { 'multi.yaml': yamlDocs(shoot({ profile: 'aws' }), { ...cloudProfile({ name: 'gcp' }), spec: undefined }) },
+    args: ['multi.yaml'],
+    stderr: /multi\.yaml:\d+: invalid CloudProfile "gcp": spec: required field is missing/,
+  },
+  { what: 'a missing file', args: ['nope.yaml'], stderr: /nope\.yaml: cannot read: no such file/ },
+  { what: 'a directory', files: { 'ok.yaml': good }, args: ['.'], stderr: /\.: cannot read: is a directory/ },
+  { what: 'a --state file with bad content', files: { 'ok.yaml': good, 'state.yaml': versionIsNumber }, args: ['--state', 'state.yaml', 'ok.yaml'], stderr: /state\.yaml:\d+: invalid CloudProfile "aws"/ },
+  { what: 'a missing --state file', files: { 'ok.yaml': good }, args: ['--state', 'gone.yaml', 'ok.yaml'], stderr: /gone\.yaml: cannot read: no such file/ },
+  { what: 'several bad files (the first named is reported)', files: { 'a.yaml': '', 'b.yaml': versionIsNumber }, args: ['b.yaml', 'a.yaml'], stderr: /b\.yaml:\d+: invalid CloudProfile/ },
+  { what: 'a bad --state file and a bad file (the state is reported)', files: { 'a.yaml': '', 'state.yaml': 'kind: [\n' }, args: ['--state', 'state.yaml', 'a.yaml'], stderr: /state\.yaml:\d+: not valid YAML/ },
+  { what: 'an unknown flag', files: { 'ok.yaml': good }, args: ['--frobnicate', 'ok.yaml'], stderr: /unknown option '--frobnicate'/ },
+  { what: 'a misspelt flag (commander suggests on a second line)', files: { 'ok.yaml': good }, args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'], stderr: /unknown option '--nw'.*Did you mean --now\?/ },
+  { what: 'no FILE', args: [], stderr: /missing required argument 'file'/ },
+  { what: 'a --now without an offset', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01T00:00:00', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
+  { what: 'a --now that is a date only', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
+  { what: 'a --now on a day that does not exist', files: { 'ok.yaml': good }, args: ['--now', '2026-02-30T00:00:00Z', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
+  { what: 'an unknown feature gate', files: { 'ok.yaml': good }, args: ['--feature-gates', 'Foo=true', 'ok.yaml'], stderr: /unknown feature gate "Foo"/ },
+  { what: 'a feature gate without true|false', files: { 'ok.yaml': good }, args: ['--feature-gates', 'VersionClassificationLifecycle=on', 'ok.yaml'], stderr: /VersionClassificationLifecycle needs =true or =false/ },
+  { what: 'an unknown output format', files: { 'ok.yaml': good }, args: ['--output', 'yaml', 'ok.yaml'], stderr: /--output.*Allowed choices are text, json/ },
+  { what: 'a config with an unknown key', files: { 'ok.yaml': good, 'cfg.yaml': 'featureGate: {}\n' }, args: ['--config', 'cfg.yaml', 'ok.yaml'], stderr: /cfg\.yaml: \(top level\): must NOT have additional properties 'featureGate'/ },
+  { what: 'a config that is not YAML', files: { 'ok.yaml': good, 'cfg.yaml': 'rules: [\n' }, args: ['--config', 'cfg.yaml', 'ok.yaml'], stderr: /cfg\.yaml: not valid YAML/ },
+  { what: 'a missing config', files: { 'ok.yaml': good }, args: ['--config', 'gone.yaml', 'ok.yaml'], stderr: /gone\.yaml: cannot read config file/ },
+  { what: '--state together with --cluster', files: { 'ok.yaml': good }, args: ['--state', 'ok.yaml', '--cluster', 'ok.yaml'], stderr: /'--state <file>' cannot be used with option '--cluster'/ },
+  {
+    what: '--cluster with an unreadable kubeconfig',
+    files: { 'ok.yaml': good, 'cfg.yaml': 'cluster: {kubeconfig: /nonexistent/kubeconfig}\n' },
+    args: ['--cluster', '--config', 'cfg.yaml', 'ok.yaml'],
+    stderr: /^version-policy: cannot read the cluster state: /,
+  },
+];
+
+for (const bad of BAD) {
+  t.test(`exit 2 for ${bad.what}`, async (t) => {
+    const dir = await tempDir(t);
+    await writeFiles(dir, bad.files ?? {});
+    const run = await runCli(['check', ...bad.args], dir);
+    t.equal(run.code, 2, 'exit code');
+    t.equal(run.stdout, '', 'no verdicts on stdout');
+    t.match(run.stderr, /^[^\n]+\n$/, 'exactly one line on stderr');
+    t.notMatch(run.stderr, /\bat .*\(.*:\d+:\d+\)|internal error/, 'no stack trace');
+    t.match(run.stderr, bad.stderr, 'the message says what and where');
+  });
+}

@@ -1,0 +1,117 @@
+// Every public case through the built CLI: the case's object (its oldObject with --delete) in a
+// file, its cluster state in --state, --now, --feature-gates and a --config that turns lifecycle
+// defaulting on only for DEFAULT-LIFECYCLE cases. The JSON verdict must meet the case (skipped
+// while a rule is pending) and must equal what evaluate() answers in-process (always).
+//
+// A CLI run judges each file against the state alone, so cases with the same state and settings
+// share one run; the runs go two at a time to keep this file fast on a shared machine.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import type { CheckResult } from '../../src/cli/check-output.js';
+import { caseInput, caseState, loadCases, mismatches, pendingReason, type PolicyCase } from '../helpers/cases.js';
+import { decide } from '../helpers/objects.js';
+import { type CliRun, runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
+
+interface Batch {
+  cases: PolicyCase[];
+  now: string;
+  gate: boolean;
+  lifecycleDefaulting: boolean;
+  isDelete: boolean;
+  state: unknown[];
+}
+
+interface BatchRun extends CliRun {
+  results?: CheckResult[];
+}
+
+const lifecycleDefaultingFor = (c: PolicyCase) => c.rule === 'DEFAULT-LIFECYCLE';
+
+/** Cases that can share one CLI run: same state, instant, gate, defaulting and operation kind. */
+function batches(cases: readonly PolicyCase[]): Batch[] {
+  const byKey = new Map<string, Batch>();
+  for (const c of cases) {
+    const b: Omit<Batch, 'cases'> = {
+      now: c.now,
+      gate: c.featureGates.VersionClassificationLifecycle,
+      lifecycleDefaulting: lifecycleDefaultingFor(c),
+      isDelete: c.operation === 'DELETE',
+      state: caseState(c),
+    };
+    const key = JSON.stringify(b);
+    const found = byKey.get(key);
+    if (found) found.cases.push(c);
+    else byKey.set(key, { ...b, cases: [c] });
+  }
+  return [...byKey.values()];
+}
+
+async function judge(root: string, b: Batch, n: number): Promise<BatchRun> {
+  const dir = join(root, `batch-${n}`);
+  const objects = b.cases.map((c, i) => [`case-${i}.yaml`, yamlDocs(b.isDelete ? c.oldObject : c.object)] as const);
+  await mkdir(dir);
+  await writeFiles(dir, {
+    'config.yaml': `defaulting: {lifecycle: {enabled: ${b.lifecycleDefaulting}}}\n`,
+    ...(b.state.length > 0 ? { 'state.yaml': yamlDocs(...b.state) } : {}),
+    ...Object.fromEntries(objects),
+  });
+  const run = await runCli(
+    [
+      'check',
+      '--output',
+      'json',
+      '--now',
+      b.now,
+      '--feature-gates',
+      `VersionClassificationLifecycle=${b.gate}`,
+      '--config',
+      'config.yaml',
+      ...(b.state.length > 0 ? ['--state', 'state.yaml'] : []),
+      ...(b.isDelete ? ['--delete'] : []),
+      ...objects.map(([file]) => file),
+    ],
+    dir,
+  );
+  if (run.code !== 0 && run.code !== 1) return run;
+  return { ...run, results: (JSON.parse(run.stdout) as { results: CheckResult[] }).results };
+}
+
+async function inPairs<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await work(items[i] as T, i);
+  };
+  await Promise.all([worker(), worker()]);
+  return out;
+}
+
+const all = batches(loadCases());
+const root = await tempDir(t, 'version-policy-cases-');
+const runs = await inPairs(all, (b, n) => judge(root, b, n));
+
+all.forEach((batch, n) => {
+  const run = runs[n] as BatchRun;
+  batch.cases.forEach((c, i) => {
+    t.test(`${c.id} [${c.rule}]`, async (t) => {
+      t.ok(run.results, 'the CLI judged the batch', { code: run.code, stderr: run.stderr });
+      t.equal(run.results?.length, batch.cases.length, 'one result per case file');
+      t.equal(run.code, run.results?.every((r) => r.allowed) ? 0 : 1, 'the exit code follows the verdicts');
+      const got = run.results?.[i];
+      if (!got) return;
+      t.match(got, { kind: c.kind, operation: c.operation }, 'the state made it the case operation');
+
+      t.test('same answer as evaluate()', async (t) => {
+        const want = decide(caseInput(c, lifecycleDefaultingFor(c)));
+        t.same(
+          { allowed: got.allowed, violations: got.violations, warnings: got.warnings, object: got.object },
+          { allowed: want.allowed, violations: want.violations, warnings: want.warnings, object: want.object ?? null },
+        );
+      });
+      t.test('meets the case', { skip: pendingReason(c) }, async (t) => {
+        t.same(mismatches(c, got), []);
+      });
+    });
+  });
+});
