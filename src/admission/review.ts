@@ -128,7 +128,7 @@ export function decodeReview(body: unknown): DecodedReview {
   if (!validateEnvelope(body)) {
     return { ok: false, message: `not an answerable ${REVIEW_API_VERSION} ${REVIEW_KIND}: ${describeAll(validateEnvelope.errors, '').join('; ')}` };
   }
-  const review = body as unknown as AdmissionReviewRequest;
+  const review = body;
   const problems = validateRequest(review.request) ? [] : describeAll(validateRequest.errors, 'request');
   return { ok: true, review, problems };
 }

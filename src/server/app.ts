@@ -53,9 +53,11 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   const material = opts.certificates.current();
   const mtls = material.clientCA !== undefined;
 
+  // Typed as fastify's logger so the instance keeps fastify's default logger type parameter.
+  const fastifyLogger: FastifyBaseLogger = logger;
   const app = Fastify({
     https: { ...secureContextOptions(material), requestCert: mtls, rejectUnauthorized: mtls },
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: fastifyLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -110,7 +112,8 @@ export function buildServer(opts: ServerOptions): WebhookServer {
 
 /** Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port requires client certificates. */
 export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger }): FastifyInstance {
-  const app = Fastify({ loggerInstance: opts.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const fastifyLogger: FastifyBaseLogger = opts.logger;
+  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   return app;
@@ -146,7 +149,7 @@ function toWebhookError(err: FastifyError, req: FastifyRequest, bodyLimit: numbe
 }
 
 function answerError(err: FastifyError | WebhookError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): FastifyReply {
-  const coded = toWebhookError(err as FastifyError, req, bodyLimit);
+  const coded = toWebhookError(err, req, bodyLimit);
   const fields = { code: coded.code, status: coded.statusCode, method: req.method, url: req.url };
   if (coded.statusCode >= 500) req.log.error({ ...fields, err }, coded.message);
   else req.log.warn(fields, coded.message);
