@@ -55,7 +55,7 @@ export interface TestServer {
   logs: LogRecord[];
   post(path: string, body: unknown, opts?: RequestOptions): Promise<Reply>;
   get(path: string, opts?: RequestOptions): Promise<Reply>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface RequestOptions {

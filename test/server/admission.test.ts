@@ -4,7 +4,6 @@ import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import type { Rule } from '../../src/policy/rule.js';
-import type { CloudProfile } from '../../src/policy/types.js';
 import { cloudProfile, config, NOW, shoot } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply } from '../helpers/server.js';
 
@@ -82,7 +81,7 @@ t.test('mutate: the patch applied to the original yields the object evaluate() w
   // Machine images without updateStrategy, cri and architectures: DEFAULT-GARDENER fills them in
   // once it lands; until then the mutating path may change nothing. Either way the response must
   // carry exactly the difference between what was sent and Decision.object.
-  const profile = cloudProfile({ name: 'aws', kubernetes: ['1.30.4', '1.31.2'] }) as CloudProfile;
+  const profile = cloudProfile({ name: 'aws', kubernetes: ['1.30.4', '1.31.2'] });
   profile.spec.machineImages = [{ name: 'gardenlinux', versions: [{ version: '1592.1.0' }, { version: '1443.3.0' }] }];
   const cfg = { defaulting: { lifecycle: { enabled: true } } };
   const s = await startServer({ config: cfg });
