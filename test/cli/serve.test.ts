@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { holdRequest } from '../helpers/partial.js';
 import { request, type ReviewReply } from '../helpers/server.js';
@@ -24,6 +25,14 @@ interface Served {
   stderr: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
+
+/** Polls until `check` holds (tap's file timeout bounds a check that never does). */
+async function until(check: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await check())) await sleep(20);
+}
+
+const inFlight = async (s: Served, n: number) =>
+  new RegExp(`version_policy_admission_in_flight_requests\\{webhook="validate"\\} ${n}\n`).test((await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca })).text);
 
 async function serve(t: Test, config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'vp-serve-'));
@@ -75,15 +84,9 @@ t.test('SIGTERM with requests in flight: every one is answered, then exit 0', as
   const uids = ['t-1', 't-2', 't-3', 't-4', 't-5'];
   const held = uids.map((uid) => holdRequest(s.port, s.ca, '/validate', body.replace('5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01', uid)));
   // The in-flight gauge shows when the server holds all of them.
-  for (;;) {
-    const m = await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca });
-    if (/version_policy_admission_in_flight_requests\{webhook="validate"\} 5/.test(m.text)) break;
-  }
+  await until(() => inFlight(s, uids.length));
   s.child.kill('SIGTERM');
-  for (;;) {
-    if (s.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'))) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(() => s.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down')));
   const answers = await Promise.all(held.map((h) => h.finish()));
   t.same(
     answers.map((a) => [a.status, (JSON.parse(a.text) as ReviewReply).response.uid]),
@@ -96,10 +99,7 @@ t.test('SIGTERM with requests in flight: every one is answered, then exit 0', as
 t.test('a request that never completes does not hold the process past the grace period', async (t) => {
   const s = await serve(t, { server: { port: 0, shutdownGraceSeconds: 1 } });
   const stuck = holdRequest(s.port, s.ca, '/validate', await readFile(REVIEW, 'utf8'));
-  for (;;) {
-    const m = await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca });
-    if (/version_policy_admission_in_flight_requests\{webhook="validate"\} 1/.test(m.text)) break;
-  }
+  await until(() => inFlight(s, 1));
   s.child.kill('SIGTERM');
   t.same(await s.exit, { code: 0, signal: null });
   await t.rejects(stuck.response);
