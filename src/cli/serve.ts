@@ -1,7 +1,69 @@
-// `version-policy serve`.
+// `version-policy serve`: the admission webhook. No certificate files configured → a self-signed
+// dev certificate under .dev-certs/; `--state FILE` → static cluster state, no informers.
+// SIGTERM/SIGINT: readiness off, stop accepting, answer what is in flight, exit 0 within the
+// configured grace period.
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import { InputError } from '../cluster/object-files.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../server/logging.js';
+import { ListenError, startWebhook } from '../server/run.js';
+import { CertificateError } from '../server/tls/certificate-source.js';
+import { DEV_CERT_DIR } from '../server/tls/dev-certificates.js';
+import { UsageError } from './errors.js';
 
-// Placeholder until implemented.
+export interface ServeOptions {
+  config?: string;
+  state: string[];
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 export function registerServe(program: Command): void {
-  program.command('serve').description('not implemented yet');
+  program
+    .command('serve')
+    .description('run the admission webhook over HTTPS: POST /validate, POST /mutate, GET /healthz, /readyz, /metrics')
+    .option('--config <file>', 'config file (YAML or JSON); every key is optional')
+    .option('--state <file>', 'static cluster state (profiles, NamespacedCloudProfiles, Shoots), repeatable; no informers are started', collect, [])
+    .action((opts: ServeOptions) => serve(opts));
+}
+
+/** Errors that are the user's to fix: one line, exit code 2, no stack. */
+const USER_ERRORS = [ConfigError, InputError, CertificateError, ListenError];
+
+export async function serve(opts: ServeOptions): Promise<void> {
+  try {
+    const config = await loadConfig(opts.config);
+    const logger = createLogger(config.logLevel);
+    const running = await startWebhook({ config, stateFiles: opts.state, logger, devCertDir: resolve(DEV_CERT_DIR) });
+    const graceMs = config.server.shutdownGraceSeconds * 1000;
+    const signal = await nextSignal(logger);
+    logger.info({ signal, graceSeconds: config.server.shutdownGraceSeconds }, 'shutting down: not ready, no new connections, answering requests in flight');
+    // The hard stop: whatever still holds the process open, it exits within the grace period.
+    setTimeout(() => process.exit(0), graceMs).unref();
+    // 90% of the grace period drains; the rest releases watchers, probes and informers.
+    const { drained } = await running.stop(graceMs * 0.9);
+    logger.info({ drained }, drained ? 'stopped: every request answered' : 'stopped: grace period over, open connections were closed');
+  } catch (err) {
+    if (USER_ERRORS.some((E) => err instanceof E)) throw new UsageError((err as Error).message);
+    throw err;
+  }
+}
+
+/** Resolves on the first SIGTERM or SIGINT; a second one exits at once. */
+function nextSignal(logger: Logger): Promise<NodeJS.Signals> {
+  return new Promise((resolveSignal) => {
+    let received = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (received) {
+        logger.warn({ signal }, 'second signal: exiting without waiting for requests in flight');
+        process.exit(1);
+      }
+      received = true;
+      resolveSignal(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
 }

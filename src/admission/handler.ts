@@ -1,0 +1,76 @@
+// The admission handler: one AdmissionRequest in, one AdmissionResponse out, plus what the log
+// line and the metrics need. No HTTP here (the server owns transport); no I/O (evaluate is pure).
+import type { ClusterState } from '../cluster/state.js';
+import type { Config } from '../config.js';
+import { evaluate } from '../policy/evaluate.js';
+import type { FieldError } from '../policy/parse.js';
+import type { Decision, PolicyRequest, Rule } from '../policy/rule.js';
+import { formatViolation } from '../policy/rule.js';
+import { ERRORS } from './errors.js';
+import { jsonPatch } from './patch.js';
+import type { MappedRequest } from './request.js';
+import { toPolicyRequest } from './request.js';
+import { allowed, denied, errored, patched } from './response.js';
+import type { AdmissionRequest, AdmissionResponse } from './review.js';
+
+export type Webhook = 'validate' | 'mutate';
+
+/** The label a schema failure carries where a rule ID would be (messages, logs, metrics). */
+export const SCHEMA_CHECK = 'SCHEMA';
+
+export interface AdmissionContext {
+  /** Epoch ms: the instant time rules judge against. */
+  now: number;
+  config: Config;
+  state: ClusterState;
+  /** The rule set evaluate() runs; the full registry unless a test narrows it. */
+  rules?: readonly Rule[];
+}
+
+export interface AdmissionOutcome {
+  response: AdmissionResponse;
+  /** Rule IDs (or SCHEMA) behind a denial, unique, in the order reported. */
+  rules: string[];
+  /** An exception thrown while judging; the response is then `errored` with code 500. */
+  error?: unknown;
+}
+
+/** Formats a schema failure the way a denial lists violations. */
+export function formatFieldError(e: FieldError): string {
+  return e.field ? `[${SCHEMA_CHECK}] ${e.field}: ${e.message}` : `[${SCHEMA_CHECK}] ${e.message}`;
+}
+
+/**
+ * Judges one request. `problems` are what the request schema found wrong past the uid; such a
+ * request is refused with 400 and never evaluated.
+ */
+export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
+  const uid = req.uid;
+  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [] };
+
+  const mapped: MappedRequest = toPolicyRequest(req);
+  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [] };
+  if (mapped.outcome === 'malformed') {
+    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK] };
+  }
+  // Deletions are validated, never mutated: nothing to default on an object that goes away.
+  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [] };
+
+  try {
+    const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}) });
+    return answer(webhook, uid, mapped.request, decision);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], error };
+  }
+}
+
+function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision: Decision): AdmissionOutcome {
+  if (!decision.allowed) {
+    const rules = [...new Set(decision.violations.map((v) => v.rule))];
+    const message = ERRORS.POLICY_DENIED.message(decision.violations.map(formatViolation).join('; '));
+    return { response: denied(uid, message, decision.warnings), rules };
+  }
+  if (webhook === 'validate' || !decision.mutated || !decision.object) return { response: allowed(uid, decision.warnings), rules: [] };
+  return { response: patched(uid, jsonPatch(request.object, decision.object), decision.warnings), rules: [] };
+}

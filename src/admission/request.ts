@@ -1,0 +1,63 @@
+// AdmissionRequest → PolicyRequest: the typed adapter between the wire and the policy core.
+// Kinds and operations we do not police are said to be so; objects of kinds we police are checked
+// against their schema here, at the edge, so a malformed one is refused with its fields named.
+import type { FieldError } from '../policy/parse.js';
+import { isPolicedKind, parsePolicedObject } from '../policy/parse.js';
+import type { PolicyRequest } from '../policy/rule.js';
+import type { Kind, Operation, PolicedObject } from '../policy/types.js';
+import type { AdmissionRequest } from './review.js';
+
+export const GARDENER_GROUP = 'core.gardener.cloud';
+const OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE'] satisfies Operation[];
+
+export type MappedRequest =
+  | { outcome: 'policed'; request: PolicyRequest }
+  | { outcome: 'unpoliced'; warning: string }
+  | { outcome: 'malformed'; errors: FieldError[] };
+
+export function isPolicedRequest(req: AdmissionRequest): boolean {
+  return req.kind.group === GARDENER_GROUP && isPolicedKind(req.kind.kind);
+}
+
+export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
+  const { group, version, kind } = req.kind;
+  if (group !== GARDENER_GROUP || !isPolicedKind(kind)) {
+    return { outcome: 'unpoliced', warning: `version-policy does not police ${group || 'core'}/${version} ${kind}; admitted without checks` };
+  }
+  if (!OPERATIONS.includes(req.operation)) {
+    return { outcome: 'unpoliced', warning: `version-policy does not judge ${req.operation} requests; admitted without checks` };
+  }
+  const operation = req.operation as Operation;
+  const errors: FieldError[] = [];
+  const object = checked(kind, req.object, '', operation !== 'DELETE', errors);
+  const oldObject = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors);
+  if (errors.length > 0) return { outcome: 'malformed', errors };
+
+  const meta = (object ?? oldObject)?.metadata;
+  const namespace = req.namespace || meta?.namespace;
+  return {
+    outcome: 'policed',
+    request: {
+      operation,
+      kind,
+      name: meta?.name ?? req.name ?? '',
+      ...(namespace ? { namespace } : {}),
+      ...(object && operation !== 'DELETE' ? { object } : {}),
+      ...(oldObject ? { oldObject } : {}),
+      dryRun: req.dryRun === true,
+      ...(req.userInfo?.username ? { user: req.userInfo.username } : {}),
+    },
+  };
+}
+
+/** The object if present and well-formed; otherwise records why not. `null` counts as absent (DELETE sends it). */
+function checked(kind: Kind, raw: unknown, prefix: string, required: boolean, errors: FieldError[]): PolicedObject | undefined {
+  if (raw === undefined || raw === null) {
+    if (required) errors.push({ field: prefix ? `request.${prefix}` : 'request.object', message: `required for this operation, but missing` });
+    return undefined;
+  }
+  const parsed = parsePolicedObject(kind, raw);
+  if (parsed.ok) return parsed.object;
+  for (const e of parsed.errors) errors.push({ field: [prefix, e.field].filter(Boolean).join('.'), message: e.message });
+  return undefined;
+}

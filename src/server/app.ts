@@ -1,0 +1,174 @@
+// The webhook's HTTPS server: `buildServer()` wires transport (fastify, TLS and its reload),
+// protocol (admission routes), probes and metrics. Everything it needs is injected (config,
+// state, certificates, logger, clock), so tests run the real thing on port 0.
+import type { TLSSocket } from 'node:tls';
+import type { Server as TlsServer } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ClusterState } from '../cluster/state.js';
+import type { Config } from '../config.js';
+import { WebhookError, webhookError } from '../admission/errors.js';
+import type { Rule } from '../policy/rule.js';
+import { registerAdmissionRoutes } from './admission-routes.js';
+import type { WebhookMetrics } from './metrics.js';
+import { createMetrics } from './metrics.js';
+import { Readiness, registerProbes } from './probes.js';
+import type { CertificateSource } from './tls/certificate-source.js';
+import { secureContextOptions } from './tls/certificate-source.js';
+
+/** kube-apiserver waits at most 30 s for a webhook; a request still arriving after that has no one waiting for it. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ServerOptions {
+  config: Config;
+  state: ClusterState;
+  certificates: CertificateSource;
+  logger: Logger;
+  /** The policy clock (epoch ms); time rules judge against it. */
+  now?: () => number;
+  metrics?: WebhookMetrics;
+  /** The rules evaluate() runs (EvaluateOptions.rules); the full registry unless a test narrows it. */
+  rules?: readonly Rule[];
+}
+
+export interface WebhookServer {
+  readonly app: FastifyInstance;
+  readonly readiness: Readiness;
+  readonly metrics: WebhookMetrics;
+  /** Listens on `config.server.host:port`; resolves to the https URL. */
+  listen(): Promise<string>;
+  /**
+   * Readiness turns false, the listener closes, requests in flight finish. Connections still
+   * busy after `graceMs` are cut. Resolves once the server is closed.
+   */
+  shutdown(graceMs: number): Promise<{ drained: boolean }>;
+}
+
+export function buildServer(opts: ServerOptions): WebhookServer {
+  const { config, logger } = opts;
+  const metrics = opts.metrics ?? createMetrics();
+  const readiness = new Readiness(opts.state);
+  const now = opts.now ?? Date.now;
+  const material = opts.certificates.current();
+  const mtls = material.clientCA !== undefined;
+
+  // Typed as fastify's logger so the instance keeps fastify's default logger type parameter.
+  const fastifyLogger: FastifyBaseLogger = logger;
+  const app = Fastify({
+    https: { ...secureContextOptions(material), requestCert: mtls, rejectUnauthorized: mtls },
+    loggerInstance: fastifyLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.server.bodyLimitBytes,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // During a drain, kube-apiserver may still send on a kept-alive connection: answer it (with
+    // Connection: close) rather than 503, which failurePolicy Fail would turn into a rejection.
+    return503OnClosing: false,
+  });
+  app.removeContentTypeParser('text/plain');
+
+  const server = app.server as unknown as TlsServer;
+  opts.certificates.onChange((m) => {
+    try {
+      server.setSecureContext(secureContextOptions(m));
+      metrics.certificateReloads.inc({ result: 'success' });
+      logger.info({ fingerprint256: m.fingerprint256, notAfter: m.notAfter }, 'serving certificate reloaded');
+    } catch (err) {
+      metrics.certificateReloads.inc({ result: 'failure' });
+      logger.warn({ err }, 'serving certificate rejected; keeping the last good one');
+    }
+  });
+  opts.certificates.onError((err) => {
+    metrics.certificateReloads.inc({ result: 'failure' });
+    logger.warn({ err: { message: err.message } }, 'serving certificate files unusable; keeping the last good pair');
+  });
+  server.on('tlsClientError', (err: Error, socket: TLSSocket) => {
+    logger.debug({ err: { message: err.message }, remote: socket.remoteAddress }, 'TLS handshake failed');
+  });
+
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (readiness.shuttingDown) reply.header('connection', 'close');
+    done(null, payload);
+  });
+  app.setErrorHandler((err: FastifyError, req, reply) => answerError(err, req, reply, config.server.bodyLimitBytes));
+  app.setNotFoundHandler((req, reply) => answerError(webhookError('NOT_FOUND', req.method, req.url), req, reply, config.server.bodyLimitBytes));
+
+  registerAdmissionRoutes(app, { metrics, context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }) });
+  registerProbes(app, readiness);
+  registerMetricsRoute(app, metrics);
+
+  return {
+    app,
+    readiness,
+    metrics,
+    async listen() {
+      await app.listen({ host: config.server.host, port: config.server.port });
+      readiness.tlsLoaded = true;
+      return urlOf('https', app);
+    },
+    shutdown: (graceMs) => drain(app, readiness, graceMs, logger),
+  };
+}
+
+/** Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port requires client certificates. */
+export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger }): FastifyInstance {
+  const fastifyLogger: FastifyBaseLogger = opts.logger;
+  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
+  registerProbes(app, opts.readiness);
+  registerMetricsRoute(app, opts.metrics);
+  return app;
+}
+
+export function registerMetricsRoute(app: FastifyInstance, metrics: WebhookMetrics): void {
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+}
+
+export function urlOf(scheme: 'http' | 'https', app: FastifyInstance): string {
+  const addr = app.server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `${scheme}://${host}:${addr.port}`;
+}
+
+/** Maps every failure before a review is answered to a coded error: fastify's own (body limit, media type, JSON) included. */
+function toWebhookError(err: FastifyError, req: FastifyRequest, bodyLimit: number): WebhookError {
+  if (err instanceof WebhookError) return err;
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return webhookError('BODY_NOT_JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return webhookError('BODY_EMPTY');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return webhookError('BODY_TOO_LARGE', bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return webhookError('MEDIA_TYPE', req.headers['content-type'] ?? 'none');
+  }
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return Object.assign(webhookError('REVIEW_INVALID', err.message), { statusCode: err.statusCode });
+  }
+  return webhookError('INTERNAL', err.message);
+}
+
+function answerError(err: FastifyError | WebhookError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): FastifyReply {
+  const coded = toWebhookError(err, req, bodyLimit);
+  const fields = { code: coded.code, status: coded.statusCode, method: req.method, url: req.url };
+  if (coded.statusCode >= 500) req.log.error({ ...fields, err }, coded.message);
+  else req.log.warn(fields, coded.message);
+  return reply.code(coded.statusCode).send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });
+}
+
+async function drain(app: FastifyInstance, readiness: Readiness, graceMs: number, logger: Logger): Promise<{ drained: boolean }> {
+  readiness.shuttingDown = true;
+  const closed = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(resolve, graceMs, 'timeout');
+  });
+  const first = await Promise.race([closed.then(() => 'closed' as const), deadline]);
+  clearTimeout(timer);
+  if (first === 'timeout') {
+    logger.warn({ graceMs }, 'grace period over; closing the connections still open');
+    app.server.closeAllConnections();
+    await closed;
+  }
+  return { drained: first === 'closed' };
+}

@@ -1,0 +1,48 @@
+// Decoding: what makes a body answerable (apiVersion, kind, request.uid) and what is refused inside
+// the review; and mapping a request onto the policy's PolicyRequest.
+import t from 'tap';
+import { decodeReview, type AdmissionRequest } from '../../src/admission/review.js';
+import { toPolicyRequest } from '../../src/admission/request.js';
+import { cloudProfile, shoot } from '../helpers/objects.js';
+import { review } from '../helpers/server.js';
+
+t.test('a complete review decodes with no problems', async (t) => {
+  const d = decodeReview(review({ operation: 'CREATE', object: cloudProfile() }));
+  t.match(d, { ok: true, problems: [] });
+});
+
+t.test('without an answerable envelope, the message says what is missing', async (t) => {
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), { ok: false, message: /request is missing/ });
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} }), { ok: false, message: /request\.uid is missing/ });
+  t.match(decodeReview({ request: { uid: 'x' } }), { ok: false, message: /apiVersion is missing; kind is missing/ });
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'Other', request: { uid: 'x' } }), { ok: false, message: /kind must be "AdmissionReview"/ });
+  t.match(decodeReview([]), { ok: false, message: /got an array/ });
+});
+
+t.test('past the uid, problems are collected rather than refused outright', async (t) => {
+  const d = decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x', kind: { kind: 'Shoot' }, userInfo: 'me' } });
+  t.equal(d.ok, true);
+  t.same(d.ok && [...d.problems].sort(), ['request.kind.group is missing', 'request.kind.version is missing', 'request.operation is missing', 'request.userInfo must be object']);
+});
+
+t.test('a request maps onto a PolicyRequest with operation, names, dryRun and user', async (t) => {
+  const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
+  const req = review({ operation: 'UPDATE', object: sh, oldObject: sh, dryRun: true, user: 'alice' }).request as unknown as AdmissionRequest;
+  t.same(toPolicyRequest(req), {
+    outcome: 'policed',
+    request: { operation: 'UPDATE', kind: 'Shoot', name: 'dev', namespace: 'garden-dev', object: sh, oldObject: sh, dryRun: true, user: 'alice' },
+  });
+  const del = review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }) }).request as unknown as AdmissionRequest;
+  t.match(toPolicyRequest(del), { outcome: 'policed', request: { operation: 'DELETE', name: 'aws', oldObject: { kind: 'CloudProfile' } } });
+  t.notOk((toPolicyRequest(del) as { request: { object?: unknown } }).request.object, 'DELETE carries no object (kube-apiserver sends null)');
+});
+
+t.test('only core.gardener.cloud kinds are policed; a same-named kind of another group is not', async (t) => {
+  const foreign = review({ operation: 'CREATE', object: shoot(), kind: { group: 'example.com', version: 'v1', kind: 'Shoot' } }).request as unknown as AdmissionRequest;
+  t.match(toPolicyRequest(foreign), { outcome: 'unpoliced', warning: /example\.com\/v1 Shoot/ });
+});
+
+t.test('UPDATE needs both objects; each is schema-checked with its own field prefix', async (t) => {
+  const req = review({ operation: 'UPDATE', object: cloudProfile() }).request as unknown as AdmissionRequest;
+  t.match(toPolicyRequest(req), { outcome: 'malformed', errors: [{ field: 'request.oldObject', message: /missing/ }] });
+});

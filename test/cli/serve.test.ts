@@ -1,0 +1,115 @@
+// `version-policy serve` as a process: the built dist/cli/main.js (npm test builds it first),
+// started in a temp directory with the demo state and no certificate files, so the dev default
+// (a self-signed CA under .dev-certs/) is what a new user gets. Signals are real signals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t, { type Test } from 'tap';
+import { holdRequest } from '../helpers/partial.js';
+import { request, type ReviewReply } from '../helpers/server.js';
+
+const MAIN = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const STATE = new URL('../fixtures/demo-state.yaml', import.meta.url).pathname;
+const REVIEW = new URL('../fixtures/review-remove-version-in-use.json', import.meta.url).pathname;
+
+interface Served {
+  child: ChildProcess;
+  dir: string;
+  port: number;
+  ca: string;
+  lines: Array<Record<string, unknown>>;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Polls until `check` holds (tap's file timeout bounds a check that never does). */
+async function until(check: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await check())) await sleep(20);
+}
+
+const inFlight = async (s: Served, n: number) =>
+  new RegExp(`version_policy_admission_in_flight_requests\\{webhook="validate"\\} ${n}\n`).test((await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca })).text);
+
+async function serve(t: Test, config: Record<string, unknown>): Promise<Served> {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-serve-'));
+  await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exit;
+    await rm(dir, { recursive: true, force: true });
+  });
+  let err = '';
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  const lines: Array<Record<string, unknown>> = [];
+  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const rec = JSON.parse(line) as Record<string, unknown>;
+      lines.push(rec);
+      if (rec.msg === 'webhook listening') resolve(rec);
+    });
+    void exit.then(({ code }) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+  const up = await listening;
+  const port = Number(new URL(String(up.url)).port);
+  const ca = await readFile(join(dir, '.dev-certs', 'ca.crt'), 'utf8');
+  return { child, dir, port, ca, lines, stderr: () => err, exit };
+}
+
+t.test('with no certificate configured, serve makes a dev CA, says where it is, and answers the demo review', async (t) => {
+  const s = await serve(t, { server: { port: 0 } });
+  const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
+  t.ok(hint, 'logs a curl example');
+  t.match(hint?.msg, /curl --cacert \.dev-certs\/ca\.crt .*--data @test\/fixtures\/review-remove-version-in-use\.json https:\/\/127\.0\.0\.1:\d+\/validate/);
+  t.equal(hint?.caFile, join(s.dir, '.dev-certs', 'ca.crt'));
+  const body = await readFile(REVIEW, 'utf8');
+  const res = await request(s.port, 'POST', '/validate', body, { ca: s.ca });
+  t.equal(res.status, 200);
+  t.equal(res.json<ReviewReply>().response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
+  const ready = await request(s.port, 'GET', '/readyz', undefined, { ca: s.ca });
+  t.equal(ready.status, 200, 'static state counts as synced');
+  t.ok(s.lines.some((l) => l.msg === 'admission' && l.uid === '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01'), 'the admission is logged');
+  s.child.kill('SIGINT');
+  t.same(await s.exit, { code: 0, signal: null }, 'SIGINT: exit 0');
+});
+
+t.test('SIGTERM with requests in flight: every one is answered, then exit 0', async (t) => {
+  const s = await serve(t, { server: { port: 0, shutdownGraceSeconds: 20 } });
+  const body = await readFile(REVIEW, 'utf8');
+  const uids = ['t-1', 't-2', 't-3', 't-4', 't-5'];
+  const held = uids.map((uid) => holdRequest(s.port, s.ca, '/validate', body.replace('5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01', uid)));
+  // The in-flight gauge shows when the server holds all of them.
+  await until(() => inFlight(s, uids.length));
+  s.child.kill('SIGTERM');
+  await until(() => s.lines.some((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down')));
+  const answers = await Promise.all(held.map((h) => h.finish()));
+  t.same(
+    answers.map((a) => [a.status, (JSON.parse(a.text) as ReviewReply).response.uid]),
+    uids.map((u) => [200, u]),
+  );
+  t.same(await s.exit, { code: 0, signal: null });
+  t.ok(s.lines.some((l) => l.msg === 'stopped: every request answered'));
+});
+
+t.test('a request that never completes does not hold the process past the grace period', async (t) => {
+  const s = await serve(t, { server: { port: 0, shutdownGraceSeconds: 1 } });
+  const stuck = holdRequest(s.port, s.ca, '/validate', await readFile(REVIEW, 'utf8'));
+  await until(() => inFlight(s, 1));
+  s.child.kill('SIGTERM');
+  t.same(await s.exit, { code: 0, signal: null });
+  await t.rejects(stuck.response);
+});
+
+t.test('input the user has to fix is one line on stderr and exit code 2', async (t) => {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--state', '/nonexistent/state.yaml'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const [code] = (await once(child, 'exit')) as [number];
+  t.equal(code, 2);
+  t.match(err, /^version-policy: \/nonexistent\/state\.yaml: cannot read: ENOENT\n$/);
+});

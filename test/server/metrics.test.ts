@@ -1,0 +1,69 @@
+// /metrics: the admission series with their labels, denials by rule, the in-flight gauge and the
+// default process metrics, after real requests of each outcome.
+import t from 'tap';
+import type { Rule } from '../../src/policy/rule.js';
+import { DURATION_BUCKETS } from '../../src/server/metrics.js';
+import { cloudProfile } from '../helpers/objects.js';
+import { review, startServer } from '../helpers/server.js';
+
+// Test-only rules through EvaluateOptions.rules: a denial naming two rules, and an exception.
+const rules: Rule[] = [
+  {
+    id: 'IN-USE',
+    appliesTo: (ctx) => ctx.operation === 'UPDATE',
+    check: () => [
+      { rule: 'IN-USE', field: 'spec.kubernetes.versions[0]', message: 'in use' },
+      { rule: 'IN-USE', field: 'spec.kubernetes.versions[1]', message: 'in use' },
+    ],
+  },
+  { id: 'LATEST-NO-EXPIRY', appliesTo: (ctx) => ctx.operation === 'UPDATE', check: () => [{ rule: 'LATEST-NO-EXPIRY', field: '', message: 'x' }] },
+  {
+    id: 'K8S-VERSIONS',
+    appliesTo: (ctx) => ctx.operation === 'DELETE',
+    check: () => {
+      throw new Error('boom');
+    },
+  },
+];
+
+function value(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+t.test('metrics count every admission by webhook, code, kind, operation, verdict and rule', async (t) => {
+  const s = await startServer({ rules });
+  t.teardown(s.close);
+  const profile = cloudProfile({ name: 'aws' });
+  await s.post('/validate', review({ operation: 'CREATE', object: profile }));
+  await s.post('/validate', review({ operation: 'CREATE', object: profile }));
+  await s.post('/validate', review({ operation: 'UPDATE', object: profile, oldObject: profile }));
+  await s.post('/validate', review({ operation: 'DELETE', oldObject: profile }));
+  await s.post('/mutate', review({ operation: 'CREATE', object: profile }));
+  await s.post('/validate', undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } });
+  await s.post('/validate', review({ operation: 'CREATE', kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, object: { kind: 'Deployment' } }));
+
+  const res = await s.get('/metrics');
+  t.equal(res.status, 200);
+  t.match(res.headers['content-type'], /text\/plain/);
+  const m = res.text;
+  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="200"}'), 3, 'two allowed CREATEs and the unpoliced kind');
+  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="403"}'), 1);
+  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="500"}'), 1);
+  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="415"}'), 1, 'transport errors count with their HTTP status');
+  t.equal(value(m, 'version_policy_admission_requests_total{webhook="mutate",code="200"}'), 1);
+  t.equal(value(m, 'version_policy_denials_total{rule="IN-USE"}'), 1, 'once per denial, however many violations of the rule');
+  t.equal(value(m, 'version_policy_denials_total{rule="LATEST-NO-EXPIRY"}'), 1);
+  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}'), 2);
+  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="UPDATE",allowed="false"}'), 1);
+  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="other",operation="CREATE",allowed="true"}'), 1, 'unknown kinds collapse into one label value');
+  for (const le of DURATION_BUCKETS) {
+    t.ok(m.includes(`version_policy_admission_duration_seconds_bucket{le="${le}",webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}`), `bucket ${le}`);
+  }
+  t.equal(DURATION_BUCKETS[0], 0.0005);
+  t.equal(DURATION_BUCKETS.at(-1), 5);
+  t.equal(value(m, 'version_policy_admission_in_flight_requests{webhook="validate"}'), 0, 'nothing in flight once answered');
+  t.match(m, /# TYPE version_policy_certificate_reloads_total counter/);
+  t.match(m, /^process_cpu_user_seconds_total \d/m, 'default process metrics');
+  t.match(m, /^nodejs_eventloop_lag_seconds \d/m);
+});
