@@ -1,0 +1,77 @@
+// Which kubeconfig the cluster layer uses. An explicit `cluster.kubeconfig` wins (nobody writes a
+// path to have it ignored); otherwise the in-cluster service account when running in a pod, then
+// $KUBECONFIG, then ~/.kube/config. Auth, TLS and token refresh are client-node's KubeConfig.
+import { accessSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+export type KubeConfigSource =
+  | { from: 'config'; files: string[] }
+  | { from: 'in-cluster' }
+  | { from: 'KUBECONFIG'; files: string[] }
+  | { from: 'home'; files: string[] };
+
+export interface LookupEnvironment {
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** Prefix of the service-account mount (tests put a fake pod filesystem under a temp dir). */
+  root?: string;
+}
+
+export class KubeConfigError extends Error {
+  override name = 'KubeConfigError';
+}
+
+const exists = (path: string) => {
+  try {
+    accessSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Decides where the kubeconfig comes from, without reading it. */
+export function kubeConfigSource(configured: string, where: LookupEnvironment = {}): KubeConfigSource {
+  const env = where.env ?? process.env;
+  if (configured) return { from: 'config', files: [configured] };
+  const token = join(where.root ?? '/', SERVICE_ACCOUNT_DIR, 'token');
+  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && exists(token)) return { from: 'in-cluster' };
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  if (fromEnv.length > 0) return { from: 'KUBECONFIG', files: fromEnv };
+  const home = join(where.home ?? homedir(), '.kube', 'config');
+  if (exists(home)) return { from: 'home', files: [home] };
+  throw new KubeConfigError(
+    'no kubeconfig found: not running in a pod, cluster.kubeconfig is empty, KUBECONFIG is unset and ~/.kube/config does not exist',
+  );
+}
+
+/** Loads the kubeconfig `kubeConfigSource` picks. Several KUBECONFIG files merge, the first current-context wins (as kubectl does). */
+export function loadKubeConfig(configured: string, where: LookupEnvironment = {}): KubeConfig {
+  const source = kubeConfigSource(configured, where);
+  const kc = new KubeConfig();
+  try {
+    if (source.from === 'in-cluster') {
+      kc.loadFromCluster(where.root ?? '');
+    } else {
+      const [first, ...rest] = source.files as [string, ...string[]];
+      kc.loadFromFile(first);
+      for (const file of rest) {
+        const more = new KubeConfig();
+        more.loadFromFile(file);
+        kc.mergeConfig(more, Boolean(kc.getCurrentContext()));
+      }
+    }
+  } catch (err) {
+    throw new KubeConfigError(`cannot load kubeconfig (${describeSource(source)}): ${(err as Error).message}`);
+  }
+  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig (${describeSource(source)}) has no current context with a cluster`);
+  return kc;
+}
+
+export function describeSource(source: KubeConfigSource): string {
+  return source.from === 'in-cluster' ? 'in-cluster service account' : `${source.from}: ${source.files.join(delimiter)}`;
+}

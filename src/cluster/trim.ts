@@ -1,0 +1,70 @@
+// Objects from the API server are cut down on arrival to the fields the rules read, then checked
+// by parse.ts like any other input. A full Shoot is 5-20 KB of JSON (status, managedFields,
+// networking, extensions); what IN-USE and the Shoot warnings need is a few hundred bytes.
+// Raw values are copied as they are, so a wrongly typed field fails the schema instead of
+// silently vanishing from the index.
+import type { ParseResult } from '../policy/parse.js';
+import { parsePolicedObject } from '../policy/parse.js';
+import type { Kind, PolicedObject } from '../policy/types.js';
+import { GROUP_VERSION } from '../policy/types.js';
+
+type Raw = Record<string, unknown>;
+
+const asObject = (v: unknown): Raw | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : undefined);
+
+/** The entries of `o` whose value is not undefined. */
+function defined(o: Raw): Raw {
+  const out: Raw = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Holds megabytes on some profiles and is never read. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+function trimMetadata(m: Raw, kind: Kind): Raw {
+  const base = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, deletionTimestamp: m.deletionTimestamp };
+  if (kind === 'Shoot') return defined(base);
+  // Profiles are few; DEFAULT-LIFECYCLE records its managed versions in an annotation.
+  const annotations = asObject(m.annotations);
+  const kept = annotations ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED)) : undefined;
+  return defined({ ...base, uid: m.uid, generation: m.generation, annotations: kept && Object.keys(kept).length > 0 ? kept : undefined });
+}
+
+function trimWorker(w: unknown): unknown {
+  const worker = asObject(w);
+  if (!worker) return w;
+  const kubernetes = asObject(worker.kubernetes);
+  const image = asObject(asObject(worker.machine)?.image);
+  return defined({
+    name: worker.name,
+    kubernetes: kubernetes && kubernetes.version !== undefined ? { version: kubernetes.version } : undefined,
+    machine: image ? { image: defined({ name: image.name, version: image.version }) } : undefined,
+  });
+}
+
+function trimShootSpec(s: Raw): Raw {
+  const cloudProfile = asObject(s.cloudProfile);
+  const workers = asObject(s.provider)?.workers;
+  const timeWindow = asObject(asObject(s.maintenance)?.timeWindow);
+  return defined({
+    cloudProfileName: s.cloudProfileName,
+    cloudProfile: cloudProfile ? defined({ kind: cloudProfile.kind, name: cloudProfile.name }) : undefined,
+    kubernetes: defined({ version: asObject(s.kubernetes)?.version }),
+    provider: Array.isArray(workers) ? { workers: workers.map(trimWorker) } : undefined,
+    maintenance: timeWindow ? { timeWindow: defined({ begin: timeWindow.begin, end: timeWindow.end }) } : undefined,
+  });
+}
+
+/**
+ * The part of a `kind` object from the API server that the policy reads, checked against the
+ * schema. LIST items carry no apiVersion/kind; they are set here.
+ */
+export function trimObject(kind: Kind, raw: unknown): ParseResult<PolicedObject> {
+  const o = asObject(raw);
+  if (!o) return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
+  const metadata = trimMetadata(asObject(o.metadata) ?? {}, kind);
+  // Profiles are read whole (every rule looks at their versions); only status goes.
+  const spec = kind === 'Shoot' ? trimShootSpec(asObject(o.spec) ?? {}) : o.spec;
+  return parsePolicedObject(kind, { apiVersion: GROUP_VERSION, kind, metadata, spec });
+}
