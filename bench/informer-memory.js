@@ -6,7 +6,6 @@
 //   npm run build && node --expose-gc bench/informer-memory.js [10000 100000]
 //
 // Not part of `npm test`.
-/* global console, process -- a Node script; the lint config declares no Node globals for plain .js */
 import { ClusterIndex } from '../dist/cluster/cluster-index.js';
 import { trimObject } from '../dist/cluster/trim.js';
 
