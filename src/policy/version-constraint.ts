@@ -8,7 +8,8 @@ const PART = '(?:[0-9]+|[xX*])';
 const IDENTS = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*';
 const VERSION = `v?${PART}(?:\\.${PART}){0,2}(?:-${IDENTS})?(?:\\+${IDENTS})?`;
 
-const HYPHEN_RANGE = new RegExp(`\\s*(${VERSION})\\s+-\\s+(${VERSION})\\s*`, 'g');
+// Ranges start only at a token start, so a long run of digits is scanned once, not once per digit.
+const HYPHEN_RANGE = new RegExp(`(?<![^\\s,|])(${VERSION})\\s+-\\s+(${VERSION})`, 'g');
 const TERM = `${OPERATOR}\\s*${VERSION}`;
 // Terms need a separator, which keeps the match linear (no ambiguous splits of "111").
 const ALTERNATIVE = new RegExp(`^\\s*${TERM}(?:(?:\\s*,\\s*|\\s+)${TERM})*\\s*,?\\s*$`);
