@@ -114,6 +114,17 @@ export function violationOf(rule: RuleId): (field: string, message: string) => V
 }
 
 /**
+ * Like gardener-apiserver's NamespacedCloudProfile admission, the merged profile is not judged on
+ * an UPDATE that leaves the spec alone and either the metadata too or deletes the object: the
+ * parent may have changed since, and that must not block, say, removing a finalizer.
+ */
+function mergeUnchanged(ctx: NamespacedCloudProfileContext & { object: NamespacedCloudProfile }): boolean {
+  const old = ctx.oldObject;
+  if (ctx.operation !== 'UPDATE' || !old || JSON.stringify(ctx.object.spec) !== JSON.stringify(old.spec)) return false;
+  return ctx.object.metadata.deletionTimestamp !== undefined || JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata);
+}
+
+/**
  * Judges the request's own spec and, for a NamespacedCloudProfile whose parent is known, the
  * merged profile. A problem the own spec already shows (same message) is not repeated for the
  * merged profile; the others say that they come from the merge.
@@ -121,7 +132,7 @@ export function violationOf(rule: RuleId): (field: string, message: string) => V
 export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Violation[]): Violation[] {
   const own = judge(ownTarget(ctx));
   const merged = mergedTarget(ctx);
-  if (!merged || ctx.kind !== 'NamespacedCloudProfile') return own;
+  if (!merged || ctx.kind !== 'NamespacedCloudProfile' || mergeUnchanged(ctx)) return own;
   const seen = new Set(own.map((v) => v.message));
   const parent = ctx.object.spec.parent.name;
   const note = ` (in the merged profile: parent CloudProfile "${parent}" with the overrides of this NamespacedCloudProfile)`;

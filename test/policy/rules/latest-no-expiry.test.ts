@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { ExpirableVersion } from '../../../src/policy/types.js';
+import type { ExpirableVersion, NamespacedCloudProfile } from '../../../src/policy/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 
@@ -12,6 +12,12 @@ const reapply = (...kubernetes: ExpirableVersion[]) => ({
   object: cloudProfile({ kubernetes }),
 });
 const parent = cloudProfile({ name: 'profile', kubernetes: ['1.31.0', expiring('1.30.0')] });
+/** A parent that has become invalid since (its latest version expires). */
+const brokenParent = cloudProfile({ name: 'profile', kubernetes: [expiring('1.31.0'), '1.30.0'] });
+function withLabel(ncp: NamespacedCloudProfile): NamespacedCloudProfile {
+  ncp.metadata.labels = { team: 'a' };
+  return ncp;
+}
 
 runTable(t, 'LATEST-NO-EXPIRY', [
   { name: 'older versions may expire', input: create({ version: '1.32.0' }, expiring('1.31.0')), want: [] },
@@ -84,6 +90,26 @@ runTable(t, 'LATEST-NO-EXPIRY', [
     name: 'NamespacedCloudProfile: an override that gives the latest parent version an expiry',
     input: { operation: 'CREATE', object: namespacedProfile({ kubernetes: [expiring('1.31.0')] }), state: [parent] },
     want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate', words: ['1.31.0', 'merged profile'] }],
+  },
+  {
+    name: 'NamespacedCloudProfile UPDATE leaving spec and metadata alone: the merged profile is not judged (Gardener skips it too)',
+    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: namespacedProfile(), state: [brokenParent] },
+    want: [],
+  },
+  {
+    name: 'NamespacedCloudProfile UPDATE of a deleting object (finalizer removal): not judged',
+    input: { operation: 'UPDATE', oldObject: namespacedProfile({ deletionTimestamp: hoursFromNow(-1) }), object: withLabel(namespacedProfile({ deletionTimestamp: hoursFromNow(-1) })), state: [brokenParent] },
+    want: [],
+  },
+  {
+    name: 'NamespacedCloudProfile UPDATE changing only metadata: judged',
+    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: withLabel(namespacedProfile()), state: [brokenParent] },
+    want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate' }],
+  },
+  {
+    name: 'NamespacedCloudProfile UPDATE changing its spec: judged',
+    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: namespacedProfile({ kubernetes: [expiring('1.30.0')] }), state: [brokenParent] },
+    want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate' }],
   },
   {
     name: 'NamespacedCloudProfile without a parent',
