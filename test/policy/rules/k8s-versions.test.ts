@@ -99,7 +99,7 @@ runTable(t, 'K8S-VERSIONS', [
   },
   {
     name: 'NamespacedCloudProfile: a merged profile without versions',
-    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: namespacedProfile(), state: [parent([])] },
+    input: { operation: 'CREATE', object: namespacedProfile(), state: [parent([])] },
     want: [{ field: 'status.cloudProfileSpec.kubernetes.versions', words: ['at least one', 'merged profile'] }],
   },
   {
