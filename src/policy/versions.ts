@@ -67,9 +67,19 @@ export function latestVersion<T extends { version: string }>(versions: readonly 
   return best;
 }
 
+const instantCache = new Map<string, number>();
+
 /** RFC 3339 → epoch ms; NaN when absent or unparseable. */
 export function parseInstant(value: string | undefined): number {
-  return value === undefined ? Number.NaN : Date.parse(value);
+  if (value === undefined) return Number.NaN;
+  // Date.parse dominates the time rules on large profiles; the same stamps recur in every request.
+  let ms = instantCache.get(value);
+  if (ms === undefined) {
+    if (instantCache.size > 50_000) instantCache.clear();
+    ms = Date.parse(value);
+    instantCache.set(value, ms);
+  }
+  return ms;
 }
 
 export function formatInstant(ms: number): string {

@@ -32,16 +32,7 @@ export interface PolicyCase {
 
 // Rules whose implementation has not landed yet; their cases (and the CLI tests that need them to
 // deny) are skipped, not passed. The one list both the evaluate() and the CLI case tests read.
-export const PENDING = new Set<string>([
-  'K8S-VERSIONS',
-  'MACHINE-IMAGES',
-  'CLASSIFICATION',
-  'LIFECYCLE-ORDER',
-  'LATEST-NO-EXPIRY',
-  'SUPPORTED-PER-MINOR',
-  'PAST-EXPIRATION',
-  'DEFAULT-GARDENER',
-]);
+export const PENDING = new Set<string>([]);
 
 /** Why a case is skipped, or false when every rule it needs has landed. */
 export function pendingReason(c: PolicyCase): string | false {

@@ -1,9 +1,58 @@
-// K8S-VERSIONS: see POLICY.md.
-import type { Rule } from '../rule.js';
+// K8S-VERSIONS: at least one Kubernetes version (on CloudProfile CREATE, one that is not
+// unavailable: gardener-apiserver drops unavailable versions first); each strictly X.Y.Z; no
+// duplicates. A NamespacedCloudProfile's own list may be empty (it only overrides); its merged
+// profile is judged like a CloudProfile.
+import type { Rule, Violation } from '../rule.js';
+import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../versions.js';
+import type { ProfileWrite, Target, VersionList } from './version-lists.js';
+import { isProfileWrite, judgeOwnAndMerged, kubernetesList, listSome, violationOf } from './version-lists.js';
 
-// Placeholder until the rule is implemented.
+const violation = violationOf('K8S-VERSIONS');
+
+function formatAndDuplicates(list: VersionList): Violation[] {
+  const out: Violation[] = [];
+  const firstIndex = new Map<string, number>();
+  list.versions.forEach((v, i) => {
+    if (!isStrictKubernetesVersion(v.version)) {
+      out.push(
+        violation(
+          `${list.path}[${i}]`,
+          `kubernetes version "${v.version}" is not valid: all Kubernetes versions must match the regex ${K8S_VERSION_PATTERN.source} (major.minor.patch, no "v" prefix, no suffix)`,
+        ),
+      );
+      return;
+    }
+    const first = firstIndex.get(v.version);
+    if (first === undefined) firstIndex.set(v.version, i);
+    else out.push(violation(`${list.path}[${i}].version`, `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
+  });
+  return out;
+}
+
+function required(list: VersionList | undefined, path: string, ctx: ProfileWrite, target: Target): Violation[] {
+  if (!list || list.versions.length === 0) return [violation(path, 'must provide at least one Kubernetes version')];
+  const onCreate = ctx.operation === 'CREATE' && target.kind === 'CloudProfile';
+  if (onCreate && list.versions.every((v) => classificationAt(v, ctx.now) === 'unavailable')) {
+    const names = listSome(list.versions.map((v) => v.version));
+    return [
+      violation(
+        path,
+        `must provide at least one Kubernetes version that is not unavailable: every version (${names}) only starts in the future, and gardener-apiserver drops unavailable versions on create; give at least one version a stage that has already started`,
+      ),
+    ];
+  }
+  return [];
+}
+
+function judge(ctx: ProfileWrite, target: Target): Violation[] {
+  const list = kubernetesList(target);
+  const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, `${target.prefix}.kubernetes.versions`, ctx, target);
+  if (list) out.push(...formatAndDuplicates(list));
+  return out;
+}
+
 export const kubernetesVersions: Rule = {
   id: 'K8S-VERSIONS',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: isProfileWrite,
+  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
 };

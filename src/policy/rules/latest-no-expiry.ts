@@ -1,9 +1,59 @@
-// LATEST-NO-EXPIRY: see POLICY.md.
-import type { Rule } from '../rule.js';
+// LATEST-NO-EXPIRY: the highest Kubernetes version (semver, every classification) has no
+// expirationDate and its lifecycle does not end in `expired`. On CloudProfile CREATE the same
+// holds for the highest version that is not unavailable, which becomes the latest once
+// gardener-apiserver has dropped the scheduled ones. Machine images are exempt. A
+// NamespacedCloudProfile is judged on its merged profile.
+import type { Rule, Violation } from '../rule.js';
+import type { ExpirableVersion } from '../types.js';
+import { classificationAt, hasLifecycle, latestVersion, parseVersion } from '../versions.js';
+import type { ProfileWrite, Target, VersionList } from './version-lists.js';
+import { isProfileWrite, judgeOwnAndMerged, kubernetesList, violationOf } from './version-lists.js';
 
-// Placeholder until the rule is implemented.
+const violation = violationOf('LATEST-NO-EXPIRY');
+
+function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): Violation[] {
+  const i = list.versions.indexOf(latest);
+  const out: Violation[] = [];
+  if (latest.expirationDate !== undefined) {
+    out.push(
+      violation(
+        `${list.path}[${i}].expirationDate`,
+        `expiration date of latest kubernetes version ('${latest.version}') must not be set${why}: remove the expirationDate, or add a higher version first`,
+      ),
+    );
+  }
+  const last = hasLifecycle(latest) ? latest.lifecycle!.length - 1 : -1;
+  if (last >= 0 && latest.lifecycle![last]!.classification === 'expired') {
+    out.push(
+      violation(
+        `${list.path}[${i}].lifecycle[${last}]`,
+        `classification expired of latest kubernetes version ('${latest.version}') must not be set${why}: end its lifecycle before the expired stage, or add a higher version first`,
+      ),
+    );
+  }
+  return out;
+}
+
+function judge(ctx: ProfileWrite, target: Target): Violation[] {
+  const list = target.kind === 'NamespacedCloudProfile' ? undefined : kubernetesList(target);
+  if (!list) return [];
+  // Unparseable entries are K8S-VERSIONS' business; the latest is judged among the rest.
+  const parseable = list.versions.filter((v) => parseVersion(v.version));
+  const latest = latestVersion(parseable);
+  if (!latest) return [];
+  const out = judgeLatest(list, latest, '');
+  if (ctx.operation === 'CREATE' && target.kind === 'CloudProfile' && classificationAt(latest, ctx.now) === 'unavailable') {
+    const available = latestVersion(parseable.filter((v) => classificationAt(v, ctx.now) !== 'unavailable'));
+    if (available) {
+      const why = ` (${available.version} is the highest version that is not unavailable; gardener-apiserver drops the unavailable higher versions on create, so it becomes the latest)`;
+      out.push(...judgeLatest(list, available, why));
+    }
+  }
+  return out;
+}
+
 export const latestNoExpiry: Rule = {
   id: 'LATEST-NO-EXPIRY',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: isProfileWrite,
+  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
 };

@@ -1,9 +1,136 @@
-// LIFECYCLE-ORDER: see POLICY.md.
-import type { Rule } from '../rule.js';
+// LIFECYCLE-ORDER: a `lifecycle` only with the feature gate on and never together with the legacy
+// fields; stages from {preview, supported, deprecated, expired}, each once, in stage order; only
+// the first stage may omit its startTime; start times never decrease (equal is fine). On UPDATE a
+// version that was not unavailable must not become unavailable. Legacy `classification: expired`
+// is forbidden here too (POLICY lists it under both rules).
+import type { Rule, Violation } from '../rule.js';
+import type { ExpirableVersion, LifecycleStage } from '../types.js';
+import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank } from '../versions.js';
+import type { ProfileWrite, VersionList } from './version-lists.js';
+import { describeVersion, isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, violationOf } from './version-lists.js';
 
-// Placeholder until the rule is implemented.
+const violation = violationOf('LIFECYCLE-ORDER');
+
+const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
+const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';
+
+function stageValues(stages: readonly LifecycleStage[], path: string, what: string): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  stages.forEach((s, k) => {
+    const field = `${path}.lifecycle[${k}].classification`;
+    if (!WRITABLE_STAGES.includes(s.classification)) {
+      const why = s.classification === 'unavailable' ? '; "unavailable" is derived (every stage still in the future) and cannot be written' : '';
+      out.push(violation(field, `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
+    } else if (seen.has(s.classification)) {
+      out.push(violation(field, `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
+    }
+    seen.add(s.classification);
+    const prev = stages[k - 1];
+    if (prev && stageRank(prev.classification) > stageRank(s.classification) && stageRank(s.classification) > 0) {
+      out.push(
+        violation(
+          field,
+          `lifecycle classifications not in expected order (preview, supported, deprecated, expired): ${s.classification} must be before ${prev.classification} in the lifecycle of ${what}`,
+        ),
+      );
+    }
+  });
+  return out;
+}
+
+function startTimes(stages: readonly LifecycleStage[], path: string, what: string): Violation[] {
+  const out: Violation[] = [];
+  const first = stages[0];
+  if (!first) return out;
+  let prev = { classification: first.classification, start: first.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(first.startTime) };
+  stages.forEach((s, k) => {
+    if (k === 0) return;
+    if (s.startTime === undefined) {
+      out.push(
+        violation(
+          `${path}.lifecycle[${k}]`,
+          `only the leading lifecycle elements can have the start time optional: the ${s.classification} stage of ${what} has no startTime; give it one`,
+        ),
+      );
+      return;
+    }
+    const start = parseInstant(s.startTime);
+    if (start < prev.start) {
+      out.push(
+        violation(
+          `${path}.lifecycle[${k}]`,
+          `lifecycle start times must be monotonically increasing: the ${s.classification} stage of ${what} starts at ${formatInstant(start)}, before the ${prev.classification} stage (${formatInstant(prev.start)}); equal start times are allowed`,
+        ),
+      );
+    }
+    prev = { classification: s.classification, start };
+  });
+  return out;
+}
+
+function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean): Violation[] {
+  const what = describeVersion(list, v);
+  const out: Violation[] = [];
+  if (v.classification === 'expired' && !hasLifecycle(v)) {
+    out.push(violation(`${path}.classification`, `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
+  }
+  if (!hasLifecycle(v)) return out;
+  if (!gate) {
+    out.push(
+      violation(
+        `${path}.lifecycle`,
+        `lifecycles are not allowed with disabled VersionClassificationLifecycle feature gate: ${what} has a lifecycle; use classification and expirationDate, or turn the gate on (in gardener-apiserver and in this webhook's config)`,
+      ),
+    );
+    return out;
+  }
+  if (hasLegacyFields(v)) {
+    out.push(
+      violation(
+        path,
+        `cannot specify \`classification\` or \`expirationDate\` in combination with \`lifecycle\`: ${what} has both; express the classification and expiry as lifecycle stages`,
+      ),
+    );
+  }
+  const stages = v.lifecycle!;
+  return [...out, ...stageValues(stages, path, what), ...startTimes(stages, path, what)];
+}
+
+function turnedUnavailable(ctx: ProfileWrite): Violation[] {
+  if (ctx.operation !== 'UPDATE') return [];
+  const old = oldVersions(ctx);
+  const out: Violation[] = [];
+  for (const list of versionLists(ownTarget(ctx))) {
+    const matching = old.matching(list);
+    if (!matching) continue;
+    list.versions.forEach((v, i) => {
+      const before = matching.get(v.version);
+      if (!before || sameClassificationFields(before, v)) return;
+      const was = classificationAt(before, ctx.now);
+      if (was === 'unavailable' || classificationAt(v, ctx.now) !== 'unavailable') return;
+      out.push(
+        violation(
+          `${list.path}[${i}]`,
+          `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${describeVersion(list, v)} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
+        ),
+      );
+    });
+  }
+  return out;
+}
+
 export const lifecycleOrder: Rule = {
   id: 'LIFECYCLE-ORDER',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: isProfileWrite,
+  check(ctx) {
+    if (!isProfileWrite(ctx)) return [];
+    const out: Violation[] = [];
+    for (const list of versionLists(ownTarget(ctx))) {
+      list.versions.forEach((v, i) => {
+        if (hasLifecycle(v) || v.classification === 'expired') out.push(...judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate));
+      });
+    }
+    return [...out, ...turnedUnavailable(ctx)];
+  },
 };

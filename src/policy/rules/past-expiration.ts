@@ -1,9 +1,62 @@
-// PAST-EXPIRATION: see POLICY.md.
-import type { Rule } from '../rule.js';
+// PAST-EXPIRATION: a version must not be added already expired. On CREATE every version, on UPDATE
+// every version that is new or whose expiry instant changed, must expire strictly after now.
+// Unchanged past dates stay allowed, so re-applying the same manifest keeps working. The same holds
+// for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
+// accepts them on UPDATE; its documentation promises this rule.)
+import type { Rule, Violation } from '../rule.js';
+import type { ExpirableVersion } from '../types.js';
+import { formatInstant, parseInstant } from '../versions.js';
+import type { ProfileWrite } from './version-lists.js';
+import { describeVersion, isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, violationOf } from './version-lists.js';
 
-// Placeholder until the rule is implemented.
+const violation = violationOf('PAST-EXPIRATION');
+
+/** An instant at which the version becomes expired, and where it is written. */
+interface Expiry {
+  field: string;
+  at: number;
+  label: string;
+}
+
+function expiriesOf(v: ExpirableVersion, path: string): Expiry[] {
+  const out: Expiry[] = [];
+  if (v.expirationDate !== undefined) {
+    out.push({ field: `${path}.expirationDate`, at: parseInstant(v.expirationDate), label: `expirationDate ${v.expirationDate}` });
+  }
+  (v.lifecycle ?? []).forEach((s, k) => {
+    if (s.classification !== 'expired') return;
+    if (s.startTime === undefined) out.push({ field: `${path}.lifecycle[${k}]`, at: Number.NEGATIVE_INFINITY, label: 'an expired stage without startTime (expired from the start)' });
+    else out.push({ field: `${path}.lifecycle[${k}].startTime`, at: parseInstant(s.startTime), label: `an expired stage starting ${s.startTime}` });
+  });
+  return out;
+}
+
+function judge(ctx: ProfileWrite): Violation[] {
+  const old = oldVersions(ctx);
+  const out: Violation[] = [];
+  for (const list of versionLists(ownTarget(ctx))) {
+    const matching = old.matching(list);
+    list.versions.forEach((v, i) => {
+      const before = matching?.get(v.version);
+      if (before && sameClassificationFields(before, v)) return;
+      const previous = before ? expiriesOf(before, '') : [];
+      for (const e of expiriesOf(v, `${list.path}[${i}]`)) {
+        if (!(e.at <= ctx.now) || previous.some((p) => p.at === e.at)) continue;
+        const how = before ? `is changed to ${e.label}` : `is added with ${e.label}`;
+        out.push(
+          violation(
+            e.field,
+            `expiration date for version "${v.version}" is in the past: ${describeVersion(list, v)} ${how}, which is not after now (${formatInstant(ctx.now)}); a version must not be added already expired, so set a future instant or leave the version out`,
+          ),
+        );
+      }
+    });
+  }
+  return out;
+}
+
 export const pastExpiration: Rule = {
   id: 'PAST-EXPIRATION',
-  appliesTo: () => false,
-  check: () => [],
+  appliesTo: isProfileWrite,
+  check: (ctx) => (isProfileWrite(ctx) ? judge(ctx) : []),
 };

@@ -1,0 +1,149 @@
+// Shared by the profile rules: which specs a request puts up for judgement (the object's own spec
+// and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
+// Kubernetes list and each machine image's list).
+import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext, RuleId, Violation } from '../rule.js';
+import type { CloudProfile, ExpirableVersion, MachineImage, NamespacedCloudProfile } from '../types.js';
+
+/** A CREATE or UPDATE of a CloudProfile or NamespacedCloudProfile. */
+export type ProfileWrite =
+  | (CloudProfileContext & { object: CloudProfile })
+  | (NamespacedCloudProfileContext & { object: NamespacedCloudProfile });
+
+export function isProfileWrite(ctx: RuleContext): ctx is ProfileWrite {
+  return (ctx.kind === 'CloudProfile' || ctx.kind === 'NamespacedCloudProfile') && ctx.operation !== 'DELETE' && ctx.object !== undefined;
+}
+
+/** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
+export interface VersionedSpec {
+  kubernetes?: { versions: ExpirableVersion[] };
+  machineImages?: MachineImage[];
+  machineCapabilities?: unknown[];
+}
+
+/**
+ * A spec under judgement. `CloudProfile`: a CloudProfile's spec; `NamespacedCloudProfile`: an
+ * NCP's own spec (overrides); `merged`: parent + overrides, under `status.cloudProfileSpec`.
+ */
+export interface Target {
+  kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'merged';
+  spec: VersionedSpec;
+  prefix: string;
+}
+
+export interface VersionList {
+  /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
+  path: string;
+  /** The machine image owning the list; undefined for the Kubernetes list. */
+  image?: MachineImage;
+  versions: readonly ExpirableVersion[];
+}
+
+export function ownTarget(ctx: ProfileWrite): Target {
+  return { kind: ctx.kind, spec: ctx.object.spec, prefix: 'spec' };
+}
+
+export function mergedTarget(ctx: ProfileWrite): Target | undefined {
+  return ctx.kind === 'NamespacedCloudProfile' && ctx.merged ? { kind: 'merged', spec: ctx.merged, prefix: 'status.cloudProfileSpec' } : undefined;
+}
+
+export function kubernetesList(t: Pick<Target, 'spec' | 'prefix'>): VersionList | undefined {
+  const versions = t.spec.kubernetes?.versions;
+  return versions ? { path: `${t.prefix}.kubernetes.versions`, versions } : undefined;
+}
+
+export function imageLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
+  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions }));
+}
+
+export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
+  const k8s = kubernetesList(t);
+  return k8s ? [k8s, ...imageLists(t)] : imageLists(t);
+}
+
+/** `kubernetes version 1.31.0` or `machine image gardenlinux version 1592.1.0`. */
+export function describeVersion(list: VersionList, v: ExpirableVersion): string {
+  return list.image ? `machine image ${list.image.name} version ${v.version}` : `kubernetes version ${v.version}`;
+}
+
+/** Another object's versions, to match entries of a list: Kubernetes by string, images by image name and string. */
+export interface VersionIndex {
+  /** The other object's versions of the list's Kubernetes list or machine image, by version string. */
+  matching(list: VersionList): ReadonlyMap<string, ExpirableVersion> | undefined;
+}
+
+const NO_VERSIONS: VersionIndex = { matching: () => undefined };
+
+function firstByVersion(versions: readonly ExpirableVersion[], into = new Map<string, ExpirableVersion>()): Map<string, ExpirableVersion> {
+  for (const v of versions) if (!into.has(v.version)) into.set(v.version, v);
+  return into;
+}
+
+export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
+  if (!spec) return NO_VERSIONS;
+  const kubernetes = firstByVersion(spec.kubernetes?.versions ?? []);
+  const images = new Map<string, Map<string, ExpirableVersion>>();
+  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions, images.get(image.name)));
+  return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
+}
+
+// PAST-EXPIRATION and LIFECYCLE-ORDER both need the old object's index; a request's context is
+// built once per evaluation, so keying on it shares the index without ever going stale.
+const oldIndexes = new WeakMap<ProfileWrite, VersionIndex>();
+
+/** The old object's versions on UPDATE (none on CREATE). */
+export function oldVersions(ctx: ProfileWrite): VersionIndex {
+  if (ctx.operation !== 'UPDATE') return NO_VERSIONS;
+  let index = oldIndexes.get(ctx);
+  if (!index) {
+    index = indexVersions(ctx.oldObject?.spec);
+    oldIndexes.set(ctx, index);
+  }
+  return index;
+}
+
+/** Whether two entries carry the same classification fields, as written (a cheap "unchanged" test). */
+export function sameClassificationFields(a: ExpirableVersion, b: ExpirableVersion): boolean {
+  if (a.classification !== b.classification || a.expirationDate !== b.expirationDate) return false;
+  const x = a.lifecycle ?? [];
+  const y = b.lifecycle ?? [];
+  return x.length === y.length && x.every((s, k) => s.classification === y[k]!.classification && s.startTime === y[k]!.startTime);
+}
+
+export function violationOf(rule: RuleId): (field: string, message: string) => Violation {
+  return (field, message) => ({ rule, field, message });
+}
+
+/**
+ * Like gardener-apiserver's NamespacedCloudProfile admission, the merged profile is not judged on
+ * an UPDATE that leaves the spec alone and either the metadata too or deletes the object: the
+ * parent may have changed since, and that must not block, say, removing a finalizer.
+ */
+function mergeUnchanged(ctx: NamespacedCloudProfileContext & { object: NamespacedCloudProfile }): boolean {
+  const old = ctx.oldObject;
+  if (ctx.operation !== 'UPDATE' || !old || JSON.stringify(ctx.object.spec) !== JSON.stringify(old.spec)) return false;
+  return ctx.object.metadata.deletionTimestamp !== undefined || JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata);
+}
+
+/**
+ * Judges the request's own spec and, for a NamespacedCloudProfile whose parent is known, the
+ * merged profile. A problem the own spec already shows (same message) is not repeated for the
+ * merged profile; the others say that they come from the merge.
+ */
+export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Violation[]): Violation[] {
+  const own = judge(ownTarget(ctx));
+  const merged = mergedTarget(ctx);
+  if (!merged || ctx.kind !== 'NamespacedCloudProfile' || mergeUnchanged(ctx)) return own;
+  const seen = new Set(own.map((v) => v.message));
+  const parent = ctx.object.spec.parent.name;
+  const note = ` (in the merged profile: parent CloudProfile "${parent}" with the overrides of this NamespacedCloudProfile)`;
+  const fromMerge = judge(merged)
+    .filter((v) => !seen.has(v.message))
+    .map((v) => ({ ...v, message: v.message + note }));
+  return [...own, ...fromMerge];
+}
+
+/** A few items of a list for a message, e.g. `1.30.0, 1.31.0 and 3 more`. */
+export function listSome(items: readonly string[], max = 5): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
