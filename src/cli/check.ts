@@ -11,7 +11,7 @@ import type { PolicyRequest } from '../policy/rule.js';
 import type { PolicedObject } from '../policy/types.js';
 import { type CheckResult, type OutputFormat, OUTPUT_FORMATS, render } from './check-output.js';
 import { UsageError } from './errors.js';
-import { EXIT_DENIED, EXIT_OK } from './main.js';
+import { EXIT_DENIED, EXIT_OK } from './exit-codes.js';
 import { collect, type FeatureGates, parseFeatureGates, parseRfc3339 } from './options.js';
 
 export interface CheckOptions {

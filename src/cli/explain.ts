@@ -1,7 +1,6 @@
 // `version-policy explain [--state FILE...|--cluster] [--now T] [--output text|json] FILE`: what
 // happens to the versions of the profile(s) in FILE, and when. Input errors exit 2 (main.ts).
 import { type Command, Option } from 'commander';
-import { listClusterState } from '../cluster/live-list.js';
 import { InputError, readObjectFile } from '../cluster/object-files.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../cluster/state.js';
@@ -69,6 +68,8 @@ function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: Cluster
 async function loadState(opts: ExplainOptions): Promise<ClusterState> {
   if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
   try {
+    // The Kubernetes client loads only for --cluster; it costs more than a whole offline run.
+    const { listClusterState } = await import('../cluster/live-list.js');
     return await listClusterState({ kubeconfig: '' });
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);

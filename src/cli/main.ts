@@ -5,11 +5,10 @@ import { Command, CommanderError } from 'commander';
 import { registerCheck } from './check.js';
 import { registerExplain } from './explain.js';
 import { UsageError } from './errors.js';
+import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { registerServe } from './serve.js';
 
-export const EXIT_OK = 0;
-export const EXIT_DENIED = 1;
-export const EXIT_INPUT = 2;
+export { EXIT_DENIED, EXIT_INPUT, EXIT_OK };
 
 export function buildProgram(): Command {
   const program = new Command('version-policy')

@@ -7,10 +7,6 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { InputError } from '../cluster/object-files.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { createLogger } from '../server/logging.js';
-import { ListenError, startWebhook } from '../server/run.js';
-import { CertificateError } from '../server/tls/certificate-source.js';
-import { DEV_CERT_DIR } from '../server/tls/dev-certificates.js';
 import { UsageError } from './errors.js';
 
 export interface ServeOptions {
@@ -29,10 +25,16 @@ export function registerServe(program: Command): void {
     .action((opts: ServeOptions) => serve(opts));
 }
 
-/** Errors that are the user's to fix: one line, exit code 2, no stack. */
-const USER_ERRORS = [ConfigError, InputError, CertificateError, ListenError];
-
 export async function serve(opts: ServeOptions): Promise<void> {
+  // The server, TLS and the Kubernetes client load only here, so `check` and `explain` start fast.
+  const [{ startWebhook, ListenError }, { createLogger }, { CertificateError }, { DEV_CERT_DIR }] = await Promise.all([
+    import('../server/run.js'),
+    import('../server/logging.js'),
+    import('../server/tls/certificate-source.js'),
+    import('../server/tls/dev-certificates.js'),
+  ]);
+  // Errors that are the user's to fix: one line, exit code 2, no stack.
+  const userErrors = [ConfigError, InputError, CertificateError, ListenError];
   try {
     const config = await loadConfig(opts.config);
     const logger = createLogger(config.logLevel);
@@ -46,7 +48,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { drained } = await running.stop(graceMs * 0.9);
     logger.info({ drained }, drained ? 'stopped: every request answered' : 'stopped: grace period over, open connections were closed');
   } catch (err) {
-    if (USER_ERRORS.some((E) => err instanceof E)) throw new UsageError((err as Error).message);
+    if (userErrors.some((E) => err instanceof E)) throw new UsageError((err as Error).message);
     throw err;
   }
 }

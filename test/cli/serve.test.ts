@@ -111,5 +111,5 @@ t.test('input the user has to fix is one line on stderr and exit code 2', async 
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const [code] = (await once(child, 'exit')) as [number];
   t.equal(code, 2);
-  t.match(err, /^version-policy: \/nonexistent\/state\.yaml: cannot read: ENOENT\n$/);
+  t.match(err, /^version-policy: \/nonexistent\/state\.yaml: cannot read: no such file\n$/);
 });
