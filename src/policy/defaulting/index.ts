@@ -5,9 +5,10 @@
 import type { Config } from '../../config.js';
 import { ruleEnabled } from '../../config.js';
 import type { PolicyRequest } from '../rule.js';
-import type { PolicedObject } from '../types.js';
-import { applyGardenerDefaults } from './gardener.js';
-import { applyLifecycleDefaults } from './lifecycle.js';
+import type { CloudProfile, PolicedObject } from '../types.js';
+import { jsonEqual } from '../json-equal.js';
+import { applyGardenerDefaults, lacksGardenerDefaults } from './gardener.js';
+import { applyLifecycleDefaults, lifecycleDefaultingHasWork } from './lifecycle.js';
 
 export interface MutationResult {
   object: PolicedObject;
@@ -18,25 +19,47 @@ export interface MutationResult {
 export function applyMutatingPath(request: PolicyRequest, now: number, config: Config): MutationResult | undefined {
   const original = request.object;
   if (!original || request.operation === 'DELETE' || original.kind !== 'CloudProfile') return undefined;
-  const gardener = config.defaulting.gardenerDefaults && ruleEnabled(config, 'DEFAULT-GARDENER');
-  const lifecycle = config.defaulting.lifecycle.enabled && ruleEnabled(config, 'DEFAULT-LIFECYCLE');
+  const old = request.oldObject?.kind === 'CloudProfile' ? request.oldObject : undefined;
+  const gardener = config.defaulting.gardenerDefaults && ruleEnabled(config, 'DEFAULT-GARDENER') && lacksGardenerDefaults(original);
+  const lifecycle =
+    config.defaulting.lifecycle.enabled && ruleEnabled(config, 'DEFAULT-LIFECYCLE') && lifecycleDefaultingHasWork(original, old);
   if (!gardener && !lifecycle) return undefined;
 
-  const profile = structuredClone(original);
+  const profile = copyDefaultable(original);
   const warnings: string[] = [];
-  let mutated = false;
-  if (gardener) mutated = applyGardenerDefaults(profile).length > 0 || mutated;
+  if (gardener) applyGardenerDefaults(profile);
   if (lifecycle) {
-    const old = request.oldObject?.kind === 'CloudProfile' ? request.oldObject : undefined;
-    const said = applyLifecycleDefaults({
-      profile,
-      ...(old ? { oldProfile: old } : {}),
-      now,
-      config,
-      lifecycleGate: config.featureGates.VersionClassificationLifecycle,
-    });
-    warnings.push(...said);
+    warnings.push(
+      ...applyLifecycleDefaults({
+        profile,
+        ...(old ? { oldProfile: old } : {}),
+        now,
+        config,
+        lifecycleGate: config.featureGates.VersionClassificationLifecycle,
+      }),
+    );
   }
-  mutated = mutated || JSON.stringify(profile) !== JSON.stringify(original);
+  const mutated = !jsonEqual(defaultable(profile), defaultable(original));
   return { object: mutated ? profile : original, mutated, warnings };
+}
+
+/**
+ * Defaulting assigns fields of version entries, image entries and annotations, nothing deeper;
+ * copying just those levels keeps the request's object intact without cloning the whole profile
+ * (a 150 KB profile costs over a millisecond to structuredClone, more than every rule together).
+ */
+function copyDefaultable(p: CloudProfile): CloudProfile {
+  return {
+    ...p,
+    metadata: { ...p.metadata, ...(p.metadata.annotations ? { annotations: { ...p.metadata.annotations } } : {}) },
+    spec: {
+      ...p.spec,
+      kubernetes: { ...p.spec.kubernetes, versions: p.spec.kubernetes.versions.map((v) => ({ ...v })) },
+      machineImages: p.spec.machineImages.map((i) => ({ ...i, versions: i.versions.map((v) => ({ ...v })) })),
+    },
+  };
+}
+
+function defaultable(p: CloudProfile): unknown[] {
+  return [p.metadata.annotations, p.spec.kubernetes.versions, p.spec.machineImages];
 }

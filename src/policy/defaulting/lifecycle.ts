@@ -4,14 +4,14 @@
 import type { Config } from '../../config.js';
 import { parseDuration } from '../duration.js';
 import type { CloudProfile, ExpirableVersion } from '../types.js';
-import { classificationAt, compareVersions, parseVersion } from '../versions.js';
+import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion } from '../versions.js';
 import type { ListItem, ListPolicy } from './lifecycle-decision.js';
 import { decideVersions } from './lifecycle-decision.js';
 import type { VersionFields } from './lifecycle-stages.js';
 import { fieldsFor, fieldsOf, nextLifecycle, sameFields, stagesFrom, writeFields } from './lifecycle-stages.js';
 import type { Subject } from './lifecycle-warnings.js';
 import { defaultedWarning, leftManagementWarning } from './lifecycle-warnings.js';
-import { noManagedVersions, readManagedVersions, writeManagedVersions } from './managed-annotation.js';
+import { MANAGED_VERSIONS_ANNOTATION, noManagedVersions, readManagedVersions, writeManagedVersions } from './managed-annotation.js';
 
 export { MANAGED_VERSIONS_ANNOTATION, managedVersions } from './managed-annotation.js';
 export type { ManagedVersions } from './managed-annotation.js';
@@ -22,6 +22,16 @@ export interface LifecycleDefaultingInput {
   now: number;
   config: Config;
   lifecycleGate: boolean;
+}
+
+/**
+ * Whether applyLifecycleDefaults could change anything: only plain versions and versions it
+ * managed before (recorded in the annotation, on either object) are ever touched.
+ */
+export function lifecycleDefaultingHasWork(profile: CloudProfile, oldProfile?: CloudProfile): boolean {
+  if ([profile, oldProfile].some((p) => p?.metadata.annotations?.[MANAGED_VERSIONS_ANNOTATION] !== undefined)) return true;
+  const plain = (v: ExpirableVersion) => !hasLifecycle(v) && !hasLegacyFields(v);
+  return profile.spec.kubernetes.versions.some(plain) || profile.spec.machineImages.some((i) => i.versions.some(plain));
 }
 
 /** Rewrites `input.profile` in place; returns one warning per defaulted version. */
@@ -91,7 +101,8 @@ interface Owned extends ListItem {
 
 /** Defaults one version list in place; returns the versions this path now manages. */
 function defaultList(input: ListInput): Set<string> {
-  const items = input.versions.map((entry) => owned(entry, input));
+  const oldByVersion = new Map(input.old.map((o) => [o.version, o]));
+  const items = input.versions.map((entry) => owned(entry, input, oldByVersion));
   const verdicts = decideVersions(items, input.policy);
   const neverExpires = input.kubernetes ? kubernetesNeverExpiring(items, input) : new Set<ListItem>();
   const managed = new Set<string>();
@@ -115,11 +126,11 @@ function defaultList(input: ListInput): Set<string> {
  * request omits its lifecycle (it keeps the stored one) or repeats the stored one unchanged; a
  * request that sets anything else takes it out of management.
  */
-function owned(entry: ExpirableVersion, input: ListInput): Owned {
+function owned(entry: ExpirableVersion, input: ListInput, oldByVersion: ReadonlyMap<string, ExpirableVersion>): Owned {
   const sent = fieldsOf(entry);
   const base = { version: entry.version, entry };
   if (!input.managed.has(entry.version)) return { ...base, policy: !sent };
-  const before = input.old.find((o) => o.version === entry.version);
+  const before = oldByVersion.get(entry.version);
   const stored = before ? fieldsOf(before) : undefined;
   if (!sent) return { ...base, policy: true, ...(stored ? { stored } : {}) };
   if (input.create) return { ...base, policy: true, stored: sent };
