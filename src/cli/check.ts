@@ -29,8 +29,6 @@ export function registerCheck(program: Command): void {
   program
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
-    // Commander puts "(Did you mean --now?)" on a second line; a usage error is one line.
-    .configureOutput({ outputError: (text, write) => write(`${oneLine(text.trimEnd())}\n`) })
     .argument('<file...>', 'YAML or JSON files; multi-document, `kind: List` is unrolled')
     .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).conflicts('cluster'))
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')

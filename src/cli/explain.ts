@@ -1,7 +1,8 @@
-// `version-policy explain [--state FILE...|--cluster] [--now T] [--output text|json] FILE`: what
-// happens to the versions of the profile(s) in FILE, and when. Input errors exit 2 (main.ts).
+// `version-policy explain [--state FILE...|--cluster] [--config FILE] [--now T] [--output text|json] FILE`:
+// what happens to the versions of the profile(s) in FILE, and when. Input errors exit 2 (main.ts).
 import { type Command, Option } from 'commander';
 import { InputError, readObjectFile } from '../cluster/object-files.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../cluster/state.js';
 import { mergeNamespacedProfile } from '../policy/merge.js';
@@ -13,11 +14,15 @@ import { buildProfileReport } from '../policy/version-report.js';
 import { formatInstant } from '../policy/versions.js';
 import { UsageError } from './errors.js';
 import { OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
+import { collect, parseRfc3339 } from './options.js';
 
 export interface ExplainOptions {
   state: string[];
   cluster?: boolean;
-  now?: string;
+  /** The same config file as serve and check; explain reads only `cluster.kubeconfig` from it. */
+  config?: string;
+  /** Epoch ms, parsed from --now. */
+  now?: number;
   output: OutputFormat;
 }
 
@@ -28,7 +33,8 @@ export function registerExplain(program: Command): void {
     .argument('<file>', 'a CloudProfile or NamespacedCloudProfile (YAML or JSON); Shoots in it are ignored')
     .addOption(new Option('--state <file>', 'objects that exist now: profiles, NamespacedCloudProfiles, Shoots (repeatable)').argParser(collect).default([]))
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
-    .option('--now <rfc3339>', 'explain at this instant (default: the clock)')
+    .option('--config <file>', 'the same config file as serve; --cluster reads cluster.kubeconfig from it')
+    .addOption(new Option('--now <rfc3339>', 'explain at this instant (default: the clock)').argParser(parseRfc3339))
     .addOption(new Option('--output <format>', 'text or json').choices(OUTPUT_FORMATS).default('text'))
     .action(async (file: string, opts: ExplainOptions) => {
       process.stdout.write(renderExplain(await explain(file, opts), opts.output));
@@ -37,9 +43,11 @@ export function registerExplain(program: Command): void {
 
 /** Reads FILE and the state, and reports on every profile in FILE. */
 export async function explain(file: string, opts: ExplainOptions): Promise<ExplainReport> {
-  const now = opts.now === undefined ? Date.now() : parseNow(opts.now);
+  const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
-  const [state, objects] = await Promise.all([loadState(opts), asUsageError(readObjectFile(file))]);
+  // Read even without --cluster: a config that is wrong is reported, never silently ignored.
+  const config = await asUsageError(loadConfig(opts.config));
+  const [state, objects] = await Promise.all([loadState(opts, config), asUsageError(readObjectFile(file))]);
   const profiles = objects.map((o) => o.object).filter((o): o is CloudProfile | NamespacedCloudProfile => o.kind !== 'Shoot');
   if (profiles.length === 0) throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
   return { now: formatInstant(now), profiles: profiles.map((p) => reportOn(p, state, now, file)) };
@@ -65,35 +73,23 @@ function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: Cluster
   });
 }
 
-async function loadState(opts: ExplainOptions): Promise<ClusterState> {
+async function loadState(opts: ExplainOptions, config: Config): Promise<ClusterState> {
   if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
   try {
     // The Kubernetes client loads only for --cluster; it costs more than a whole offline run.
     const { listClusterState } = await import('../cluster/live-list.js');
-    return await listClusterState({ kubeconfig: '' });
+    return await listClusterState({ kubeconfig: config.cluster.kubeconfig });
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-
-function parseNow(value: string): number {
-  const ms = Date.parse(value);
-  if (!RFC3339.test(value) || Number.isNaN(ms)) throw new UsageError(`--now: ${JSON.stringify(value)} is not an RFC 3339 instant (like 2026-09-01T00:00:00Z)`);
-  return ms;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** Unreadable or invalid files are the user's input errors: one line, exit code 2. */
+/** Unreadable or invalid files and configs are the user's input errors: one line, exit code 2. */
 async function asUsageError<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof InputError) throw new UsageError(err.message);
+    if (err instanceof InputError || err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `version-policy serve | check | explain`. Exit codes: 0 all allowed, 1 something denied,
-// 2 usage or input error. A user never sees a stack trace.
-import { Command, CommanderError } from 'commander';
+// 2 usage or input error, always as one line on stderr. A user never sees a stack trace.
+import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';
 import { registerExplain } from './explain.js';
 import { UsageError } from './errors.js';
@@ -10,11 +10,27 @@ import { registerServe } from './serve.js';
 
 export { EXIT_DENIED, EXIT_INPUT, EXIT_OK };
 
+/**
+ * The top level. Where commander would print the whole help as an error (no command, or `help`
+ * of an unknown one), it says what is wrong in one line instead; `--help` still prints the help.
+ */
+class Program extends Command {
+  override help(context?: HelpContext | ((text: string) => string)): never {
+    if (typeof context === 'function') return super.help(context);
+    if (!context?.error) return super.help(context);
+    const [first, second] = this.args;
+    const names = this.commands.map((c) => c.name()).join(', ');
+    this.error(first === 'help' && second ? `error: unknown command '${second}' (commands: ${names})` : `error: missing command: one of ${names} (--help shows what each does)`);
+  }
+}
+
 export function buildProgram(): Command {
-  const program = new Command('version-policy')
+  const program = new Program('version-policy')
     .description('Gardener version policy: admission webhook and offline checks')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    // Commander puts hints such as "(Did you mean check?)" on a line of their own; a usage error is
+    // one line. Set before the commands are added, which copy it.
+    .configureOutput({ outputError: (text, write) => write(`${oneLine(text)}\n`) });
   registerServe(program);
   registerCheck(program);
   registerExplain(program);
@@ -33,12 +49,16 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT_OK : EXIT_INPUT;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`version-policy: ${err.message}\n`);
+      process.stderr.write(`version-policy: ${oneLine(err.message)}\n`);
       return EXIT_INPUT;
     }
-    process.stderr.write(`version-policy: internal error: ${(err as Error).message}\n`);
+    process.stderr.write(`version-policy: internal error: ${oneLine((err as Error).message)}\n`);
     return EXIT_INPUT;
   }
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ');
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

@@ -8,13 +8,12 @@ import type { Logger } from 'pino';
 import { InputError } from '../cluster/object-files.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { UsageError } from './errors.js';
+import { collect } from './options.js';
 
 export interface ServeOptions {
   config?: string;
   state: string[];
 }
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 export function registerServe(program: Command): void {
   program

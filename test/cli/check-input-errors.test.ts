@@ -56,7 +56,7 @@ const BAD: BadInput[] = [
   { what: 'several bad files (the first named is reported)', files: { 'a.yaml': '', 'b.yaml': versionIsNumber }, args: ['b.yaml', 'a.yaml'], stderr: /b\.yaml:\d+: invalid CloudProfile/ },
   { what: 'a bad --state file and a bad file (the state is reported)', files: { 'a.yaml': '', 'state.yaml': 'kind: [\n' }, args: ['--state', 'state.yaml', 'a.yaml'], stderr: /state\.yaml:\d+: not valid YAML/ },
   { what: 'an unknown flag', files: { 'ok.yaml': good }, args: ['--frobnicate', 'ok.yaml'], stderr: /unknown option '--frobnicate'/ },
-  { what: 'a misspelt flag (commander suggests on a second line)', files: { 'ok.yaml': good }, args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'], stderr: /unknown option '--nw'.*Did you mean --now\?/ },
+  { what: "a misspelt flag (commander's suggestion joined onto the line)", files: { 'ok.yaml': good }, args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'], stderr: /unknown option '--nw'.*Did you mean --now\?/ },
   { what: 'no FILE', args: [], stderr: /missing required argument 'file'/ },
   { what: 'a --now without an offset', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01T00:00:00', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
   { what: 'a --now that is a date only', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },

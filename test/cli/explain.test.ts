@@ -84,7 +84,7 @@ t.test('usage and input errors exit 2 with one line', async (t) => {
   const onlyShoot = join(dir, 'shoot.yaml');
   await writeFile(onlyShoot, 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: { name: s, namespace: n }\nspec: { kubernetes: { version: 1.31.0 } }\n');
   const cases: Array<[string, string[], RegExp]> = [
-    ['--now must be RFC 3339', ['--now', 'yesterday', `${FIXTURES}/profile.yaml`], /--now: "yesterday" is not an RFC 3339 instant/],
+    ['--now must be RFC 3339', ['--now', 'yesterday', `${FIXTURES}/profile.yaml`], /--now.*'yesterday' is invalid\. not an RFC 3339 timestamp/],
     ['--state and --cluster exclude each other', ['--cluster', '--state', `${FIXTURES}/shoots.yaml`, `${FIXTURES}/profile.yaml`], /exclude each other/],
     ['the file must exist', [`${FIXTURES}/missing.yaml`], /missing\.yaml: cannot read/],
     ['the file must hold a profile', [onlyShoot], /contains no CloudProfile or NamespacedCloudProfile/],

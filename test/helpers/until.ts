@@ -2,12 +2,13 @@
 // need instead of sleeping and hoping.
 type Falsy = undefined | null | false;
 
-export async function until<T>(what: string, probe: () => T | Falsy | Promise<T | Falsy>, timeoutMs = 5000): Promise<T> {
+/** Polls every `intervalMs`; a probe that costs a request (an HTTPS round trip, a child process) wants a longer pause. */
+export async function until<T>(what: string, probe: () => T | Falsy | Promise<T | Falsy>, timeoutMs = 5000, intervalMs = 5): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== null && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

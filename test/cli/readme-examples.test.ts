@@ -1,0 +1,74 @@
+// The README's examples are real runs: its `explain` and `check` commands are run here through the
+// built CLI and must print what the README shows, and its webhook answer to the demo review must
+// be the policy's. The demo fixtures they use must agree with the demo state.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { CheckResult } from '../../src/cli/check-output.js';
+import { readObjectFile } from '../../src/cluster/object-files.js';
+import { loadStaticState } from '../../src/cluster/static-state.js';
+import { evaluate } from '../../src/policy/evaluate.js';
+import { formatViolation } from '../../src/policy/rule.js';
+import type { CloudProfile } from '../../src/policy/types.js';
+import { loadConfig } from '../../src/config.js';
+import { NOW } from '../helpers/objects.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const readme = () => readFile(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The text between `from` (a line that starts a block's content) and the block's closing fence. */
+function blockFrom(text: string, from: string): string {
+  const start = text.indexOf(from);
+  if (start < 0) throw new Error(`README.md has no block starting ${JSON.stringify(from)}`);
+  return text.slice(start, text.indexOf('\n```', start) + 1);
+}
+
+/** A shell command as the README writes it (backslash continuations, no quoting) → its arguments. */
+const argsOf = (command: string) => command.replace(/\\\n/g, ' ').trim().split(/\s+/).slice(1);
+
+const profileIn = async (file: string) => (await readObjectFile(file)).map((o) => o.object).find((o): o is CloudProfile => o.kind === 'CloudProfile');
+const withoutServerFields = (p: CloudProfile | undefined) => p && { ...p, metadata: { name: p.metadata.name } };
+
+t.test('the demo profiles are the demo state\'s profile and the demo review\'s change', async (t) => {
+  const state = await loadStaticState([fixture('demo-state.yaml')]);
+  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as { request: { object: CloudProfile } };
+  t.same(await profileIn(fixture('demo-aws.yaml')), withoutServerFields(state.cloudProfile('aws')), 'demo-aws.yaml is the stored profile');
+  t.same(await profileIn(fixture('demo-aws-without-1.31.7.yaml')), withoutServerFields(review.request.object), 'demo-aws-without-1.31.7.yaml is the reviewed one');
+});
+
+t.test('the README examples print what the README shows', async (t) => {
+  const text = await readme();
+  const explainBlock = blockFrom(text, '$ version-policy explain ');
+  const [explainCommand = '', ...explainOutput] = explainBlock.split('\n');
+  const checkCommand = blockFrom(text, 'version-policy check \\\n');
+  const checkOutput = blockFrom(text.slice(text.indexOf(checkCommand)), '{\n  "results"');
+  const [explain, check] = await Promise.all([runCli(argsOf(explainCommand.slice(2)), ROOT), runCli(argsOf(checkCommand), ROOT)]);
+
+  t.equal(explain.code, 0, explain.stderr);
+  t.equal(explain.stdout, explainOutput.join('\n'), 'explain: the README shows the output of its command');
+
+  t.equal(check.code, 1, 'check: the release is denied');
+  const shown = (JSON.parse(checkOutput) as { results: CheckResult[] }).results;
+  const got = (JSON.parse(check.stdout) as { results: CheckResult[] }).results;
+  // The README shortens `object`; everything else is as printed.
+  t.same(
+    shown.map(({ object: _, ...r }) => r),
+    got.map(({ object: _, ...r }) => r),
+    'check: the README shows the output of its command',
+  );
+  t.same(shown.map((r) => [r.object?.apiVersion, r.object?.kind]), got.map((r) => [r.object?.apiVersion, r.object?.kind]));
+});
+
+t.test("the README's webhook answer to the demo review is the policy's", async (t) => {
+  const text = await readme();
+  const answer = JSON.parse(blockFrom(text, '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response"')) as { response: { allowed: boolean; status: { message: string } } };
+  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as { request: { object: CloudProfile; oldObject: CloudProfile } };
+  const state = await loadStaticState([fixture('demo-state.yaml')]);
+  const { object, oldObject } = review.request;
+  // `npm start` runs with no config: the product defaults.
+  const decision = evaluate({ operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false }, { now: NOW, config: await loadConfig(undefined), state });
+  t.equal(answer.response.allowed, decision.allowed);
+  t.equal(answer.response.status.message, decision.violations.map(formatViolation).join('; '));
+});
