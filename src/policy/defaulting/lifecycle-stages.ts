@@ -37,22 +37,23 @@ export function fieldsOf(v: ExpirableVersion): VersionFields | undefined {
   };
 }
 
+/** Equal lifecycle fields; an empty lifecycle equals none. Runs for every version on every request, so no serialising. */
 export function sameFields(a: VersionFields | undefined, b: VersionFields | undefined): boolean {
-  return JSON.stringify(normalised(a)) === JSON.stringify(normalised(b));
+  if (!a || !b) return !a && !b;
+  if (a.classification !== b.classification || a.expirationDate !== b.expirationDate) return false;
+  const la = a.lifecycle ?? [];
+  const lb = b.lifecycle ?? [];
+  return la.length === lb.length && la.every((s, i) => s.classification === lb[i]!.classification && s.startTime === lb[i]!.startTime);
 }
 
-function normalised(f: VersionFields | undefined): unknown {
-  if (!f) return null;
-  return {
-    classification: f.classification ?? null,
-    expirationDate: f.expirationDate ?? null,
-    lifecycle: (f.lifecycle ?? []).map((s) => ({ classification: s.classification, startTime: s.startTime ?? null })),
-  };
+/** Stages are flat objects: a copy per stage is a deep copy. */
+function copyStages(stages: readonly LifecycleStage[]): LifecycleStage[] {
+  return stages.map((s) => ({ ...s }));
 }
 
 /** Stored fields as stages; legacy fields read the way Gardener reads them. */
 export function stagesFrom(f: VersionFields): LifecycleStage[] {
-  if (f.lifecycle && f.lifecycle.length > 0) return structuredClone(f.lifecycle);
+  if (f.lifecycle && f.lifecycle.length > 0) return copyStages(f.lifecycle);
   const stages: LifecycleStage[] = [{ classification: f.classification ?? 'supported' }];
   if (f.expirationDate !== undefined) stages.push({ classification: 'expired', startTime: f.expirationDate });
   return stages;
@@ -120,7 +121,7 @@ export function rfc3339(ms: number): string {
 
 /** The stages as the gate allows them: a lifecycle, or legacy `classification` + `expirationDate`. */
 export function fieldsFor(stages: readonly LifecycleStage[], lifecycleGate: boolean): VersionFields {
-  if (lifecycleGate) return { lifecycle: structuredClone([...stages]) };
+  if (lifecycleGate) return { lifecycle: copyStages(stages) };
   const expired = stages.find(isExpired);
   const current = stages.filter((s) => !isExpired(s)).at(-1);
   return {
@@ -135,7 +136,7 @@ export function writeFields(v: ExpirableVersion, fields: VersionFields): void {
   delete v.lifecycle;
   delete v.classification;
   delete v.expirationDate;
-  Object.assign(v, structuredClone(fields));
+  Object.assign(v, fields.lifecycle ? { ...fields, lifecycle: copyStages(fields.lifecycle) } : fields);
 }
 
 /** "deprecated, expires 2026-12-30T00:00:00Z", "supported from 2026-09-01T00:00:00Z". */
