@@ -59,8 +59,10 @@ export class ClusterIndex implements ClusterState {
   private readonly cloudProfiles = new Map<string, CloudProfile>();
   private readonly ncps = new Map<string, NamespacedCloudProfile>();
   private readonly ncpsByParent = new Map<string, Map<string, NamespacedCloudProfile>>();
-  private readonly shoots = new Map<string, Shoot>();
-  private readonly shootsByProfile = new Map<string, Map<string, Shoot>>();
+  /** namespace → name → Shoot: keyed by the Shoot's own strings, so no key string per Shoot. */
+  private readonly shoots = new Map<string, Map<string, Shoot>>();
+  private shootCount = 0;
+  private readonly shootsByProfile = new Map<string, Set<Shoot>>();
   /** profile key → version key → the Shoots using that version */
   private readonly users = new Map<string, Map<string, Users>>();
   /** profile key → image → versions with at least one use */
@@ -103,6 +105,7 @@ export class ClusterIndex implements ClusterState {
       this.ncpsByParent.clear();
     } else {
       this.shoots.clear();
+      this.shootCount = 0;
       this.shootsByProfile.clear();
       this.users.clear();
       this.imageVersions.clear();
@@ -110,7 +113,7 @@ export class ClusterIndex implements ClusterState {
   }
 
   count(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): number {
-    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shoots.size;
+    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shootCount;
   }
 
   private removeNamespacedCloudProfile(namespace: string | undefined, name: string): void {
@@ -124,12 +127,17 @@ export class ClusterIndex implements ClusterState {
   }
 
   private addShoot(shoot: Shoot): void {
-    const key = nsName(shoot.metadata.namespace, shoot.metadata.name);
-    this.shoots.set(key, shoot);
+    const namespace = shoot.metadata.namespace ?? '';
+    let named = this.shoots.get(namespace);
+    if (!named) this.shoots.set(namespace, (named = new Map<string, Shoot>()));
+    named.set(shoot.metadata.name, shoot);
+    this.shootCount++;
     const ref = effectiveProfileRef(shoot);
     if (!ref) return;
     const pk = profileRefKey(ref);
-    bucket(this.shootsByProfile, pk).set(key, shoot);
+    let members = this.shootsByProfile.get(pk);
+    if (!members) this.shootsByProfile.set(pk, (members = new Set<Shoot>()));
+    members.add(shoot);
     let byVersion = this.users.get(pk);
     if (!byVersion) this.users.set(pk, (byVersion = new Map<string, Users>()));
     for (const { bucket: vk, use } of usesOf(shoot)) {
@@ -147,15 +155,17 @@ export class ClusterIndex implements ClusterState {
   }
 
   private removeShoot(namespace: string | undefined, name: string): void {
-    const key = nsName(namespace, name);
-    const old = this.shoots.get(key);
-    if (!old) return;
-    this.shoots.delete(key);
+    const named = this.shoots.get(namespace ?? '');
+    const old = named?.get(name);
+    if (!named || !old) return;
+    named.delete(name);
+    this.shootCount--;
+    if (named.size === 0) this.shoots.delete(namespace ?? '');
     const ref = effectiveProfileRef(old);
     if (!ref) return;
     const pk = profileRefKey(ref);
     const members = this.shootsByProfile.get(pk);
-    members?.delete(key);
+    members?.delete(old);
     if (members?.size === 0) this.shootsByProfile.delete(pk);
     const byVersion = this.users.get(pk);
     if (!byVersion) return;
@@ -189,7 +199,7 @@ export class ClusterIndex implements ClusterState {
   }
 
   shootsUsing(ref: ProfileRef): Shoot[] {
-    return [...(this.shootsByProfile.get(profileRefKey(ref))?.values() ?? [])];
+    return [...(this.shootsByProfile.get(profileRefKey(ref)) ?? [])];
   }
 
   kubernetesVersionUsers(ref: ProfileRef, version: string): VersionUse[] {
@@ -216,8 +226,8 @@ export class ClusterIndex implements ClusterState {
     return [...versions].flatMap((v) => this.machineImageVersionUsers(ref, image, v));
   }
 
-  allShoots(): Iterable<Shoot> {
-    return this.shoots.values();
+  *allShoots(): Iterable<Shoot> {
+    for (const named of this.shoots.values()) yield* named.values();
   }
 
   *allProfiles(): Iterable<CloudProfile | NamespacedCloudProfile> {
