@@ -51,7 +51,7 @@ export async function startListServer(certs, { shoots, profiles }) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  const kubeconfig = join(certs.dir, 'kubeconfig');
+  const kubeconfig = join(certs.dir, `kubeconfig-${port}`);
   await writeFile(
     kubeconfig,
     stringify({

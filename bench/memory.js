@@ -1,10 +1,11 @@
 // Memory with 100,000 Shoots indexed, measured in the real `version-policy serve` process after a
-// full GC (memory-probe.js, preloaded with --expose-gc), against an empty baseline process
+// full GC (memory-probe.js, preloaded with --expose-gc), against empty baseline processes
 // measured in the same run:
-//   empty     serve --state with the realistic profile and no Shoots
-//   static    serve --state with the profile and N Shoots in one YAML file (the real loadStaticState)
-//   informers serve with cluster informers against list-server.js: N full API Shoots, listed in
-//             pages of 500, trimmed and indexed exactly as in production
+//   empty           serve --state with the realistic profile and no Shoots
+//   static          serve --state with the profile and N Shoots in one YAML file (the real loadStaticState)
+//   informersEmpty  serve with cluster informers against a list server with the profile and no Shoots
+//   informers       serve with cluster informers against list-server.js: N full API Shoots, listed
+//                   in pages of 500, trimmed and indexed exactly as in production
 import { loadavg } from 'node:os';
 import { cloudProfile, shoots as shootsOf } from './fixtures.js';
 import { startListServer } from './list-server.js';
@@ -24,7 +25,8 @@ function measure(server) {
 
 /** Starts one serve process, waits for ready, measures, stops it. */
 async function sample(certs, how) {
-  const server = await startOurs(certs, how.state, { nodeArgs: PROBE, kubeconfig: how.kubeconfig, ipc: true });
+  // Reading 100,000 Shoots from YAML takes a while on a shared machine.
+  const server = await startOurs(certs, how.state, { nodeArgs: PROBE, kubeconfig: how.kubeconfig, ipc: true, timeoutMs: 300_000 });
   try {
     return { ...(await measure(server)), readyMs: server.readyMs };
   } finally {
@@ -36,7 +38,7 @@ async function sample(certs, how) {
  * `rounds` rounds of the empty and informer processes (alternating), `staticRounds` of the static
  * one (loading N Shoots from YAML is the slowest part of the section).
  */
-export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1, log = () => {} } = {}) {
+export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1, kinds: only, log = () => {} } = {}) {
   const certs = await certificates();
   const profile = cloudProfile({ now: Math.floor(Date.now() / DAY_MS) * DAY_MS });
   const load = [loadavg()[0]];
@@ -44,15 +46,19 @@ export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1
   const emptyState = await writeState(certs.dir, 'profile.yaml', [profile]);
   const staticState = await writeState(certs.dir, 'shoots.yaml', [profile, ...shootsOf(profile, shoots, { pinnedVersion: profile.spec.kubernetes.versions[30].version, pinned: 10 })]);
   const lists = await startListServer(certs, { shoots, profiles: [profile] });
+  const noShoots = await startListServer(certs, { shoots: 0, profiles: [profile] });
   const kinds = {
     empty: { state: emptyState },
+    informersEmpty: { kubeconfig: noShoots.kubeconfig },
     informers: { kubeconfig: lists.kubeconfig },
     static: { state: staticState },
   };
-  const samples = { empty: [], informers: [], static: [] };
+  const samples = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   try {
     for (let r = 0; r < Math.max(rounds, staticRounds); r++) {
-      const order = ['empty', 'informers', 'static'].filter((k) => k !== 'static' || r < staticRounds).filter((k) => k === 'static' || r < rounds);
+      const order = Object.keys(kinds)
+        .filter((k) => !only || only.includes(k))
+        .filter((k) => (k === 'static' ? r < staticRounds : r < rounds));
       if (r % 2) order.reverse();
       for (const kind of order) {
         samples[kind].push(await sample(certs, kinds[kind]));
@@ -61,14 +67,23 @@ export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1
       }
     }
   } finally {
-    await lists.close();
+    await Promise.all([lists.close(), noShoots.close()]);
   }
   load.push(loadavg()[0]);
   const summary = (xs) => Object.fromEntries(['rss', 'heapUsed', 'external', 'peakRss', 'readyMs'].map((f) => [f, median(xs.map((x) => x[f]))]));
-  return { shoots, rounds, staticRounds, loadavg: load, listedBytes: lists.stats.bytes, empty: summary(samples.empty), informers: summary(samples.informers), static: summary(samples.static), samples };
+  return {
+    shoots,
+    rounds,
+    staticRounds,
+    loadavg: load,
+    listedBytes: lists.stats.bytes / Math.max(1, samples.informers.length),
+    ...Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, summary(xs)])),
+    samples,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const n = Number(process.argv[2] ?? 100_000);
-  console.log(JSON.stringify(await runMemory({ shoots: n, log: console.error }), null, 2));
+  const kinds = process.argv[3]?.split(',');
+  console.log(JSON.stringify(await runMemory({ shoots: n, kinds, log: console.error }), null, 2));
 }

@@ -70,10 +70,10 @@ export async function writeState(dir, name, objects) {
  * The serve config: production defaults (log level info, metrics on), our certificates; the
  * cluster informers only when a kubeconfig is given.
  */
-export async function writeConfig(certs, port, kubeconfig) {
+export async function writeConfig(certs, port, kubeconfig, extra = {}) {
   const file = join(certs.dir, `config-${port}.yaml`);
   const cluster = kubeconfig ? { enabled: true, kubeconfig } : { enabled: false };
-  await writeFile(file, stringify({ cluster, server: { host: '127.0.0.1', port, tls: { certFile: certs.cert, keyFile: certs.key } } }));
+  await writeFile(file, stringify({ ...extra, cluster, server: { host: '127.0.0.1', port, tls: { certFile: certs.cert, keyFile: certs.key } } }));
   return file;
 }
 
@@ -91,13 +91,13 @@ function spawnNode(args, nodeArgs = [], ipc = false) {
  * Starts `version-policy serve` with static state (`stateFile`) or with informers (`kubeconfig`)
  * and waits for /readyz. Returns the child, its URL and the milliseconds from spawn to ready.
  */
-export async function startOurs(certs, stateFile, { nodeArgs = [], kubeconfig, ipc = false } = {}) {
+export async function startOurs(certs, stateFile, { nodeArgs = [], kubeconfig, ipc = false, timeoutMs, config: extra, main = 'dist/cli/main.js' } = {}) {
   const port = await freePort();
-  const config = await writeConfig(certs, port, kubeconfig);
+  const config = await writeConfig(certs, port, kubeconfig, extra);
   const url = `https://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawnNode(['dist/cli/main.js', 'serve', '--config', config, ...(stateFile ? ['--state', stateFile] : [])], nodeArgs, ipc);
-  return { child, url, readyMs: (await readyOrKill(child, url, certs)) - t0 };
+  const child = spawnNode([main, 'serve', '--config', config, ...(stateFile ? ['--state', stateFile] : [])], nodeArgs, ipc);
+  return { child, url, readyMs: (await readyOrKill(child, url, certs, timeoutMs)) - t0 };
 }
 
 /** Starts the bare baseline on a port chosen here, so that start-up is timed the same way as ours. */
@@ -109,11 +109,11 @@ export async function startBaseline(certs, { nodeArgs = [] } = {}) {
   return { child, url, readyMs: (await readyOrKill(child, url, certs)) - t0 };
 }
 
-async function readyOrKill(child, url, certs) {
+async function readyOrKill(child, url, certs, timeoutMs = 60_000) {
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`server exited (${code}) before ready:\n${child.stderrTail()}`))));
   exited.catch(() => undefined);
   try {
-    return await Promise.race([waitReady(`${url}/readyz`, certs.caPem), exited]);
+    return await Promise.race([waitReady(`${url}/readyz`, certs.caPem, { timeoutMs }), exited]);
   } catch (e) {
     child.kill('SIGKILL');
     throw e;
