@@ -71,7 +71,10 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         const decoded = decodeReview(req.body);
         if (!decoded.ok) throw req.body === undefined ? webhookError('BODY_EMPTY') : webhookError('REVIEW_INVALID', decoded.message);
         const { review } = decoded;
-        const log = req.log.child(bindings(webhook, review.request));
+        // The same fields as a child of req.log (fastify's reqId, then ours), but made from the
+        // root logger: a child of a per-request logger makes V8 turn that logger into a prototype
+        // on every request, which cost more than a sixth of the throughput on small reviews.
+        const log = app.log.child({ reqId: req.id, ...bindings(webhook, review.request) });
         const outcome = admit(webhook, review.request, decoded.problems, opts.context());
         if (outcome.error !== undefined) log.error({ err: outcome.error }, 'exception while judging; refused with code 500');
         req.admission = { outcome, log };
