@@ -1,10 +1,10 @@
 // The physical limit of this stack: a bare Fastify HTTPS server with the same TLS certificates
 // and body limit that parses the same AdmissionReview and answers a constant "allowed".
-// Usage: node bench/baseline-server.js CERT KEY  → prints {"port":N} when listening.
+// Usage: node bench/baseline-server.js CERT KEY [PORT]  → prints {"port":N} when listening.
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const [cert, key] = process.argv.slice(2);
+const [cert, key, port = '0'] = process.argv.slice(2);
 const app = Fastify({
   logger: false,
   bodyLimit: 7 * 1024 * 1024,
@@ -18,6 +18,6 @@ for (const path of ['/validate', '/mutate']) {
   }));
 }
 app.get('/readyz', async () => 'ok');
-await app.listen({ port: 0, host: '127.0.0.1' });
+await app.listen({ port: Number(port), host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -60,14 +60,17 @@ export function machineImages(images, versionsPerImage, now) {
   return out;
 }
 
-/** A CloudProfile the size of a large production landscape (about 150 KB as JSON by default). */
-export function cloudProfile({ name = 'aws', k8s = 60, images = 8, imageVersions = 40, now }) {
+/**
+ * A CloudProfile the size of a large production landscape (about 150 KB as JSON by default; most
+ * of it machine types and regions, which the rules do not read).
+ */
+export function cloudProfile({ name = 'aws', k8s = 60, images = 8, imageVersions = 40, machineTypeCount = 700, regionCount = 40, now }) {
   const machineTypes = [];
-  for (let i = 0; i < 700; i++) {
+  for (let i = 0; i < machineTypeCount; i++) {
     machineTypes.push({ name: `m${5 + (i % 3)}.${['large', 'xlarge', '2xlarge', '4xlarge'][i % 4]}-${i}`, cpu: String(2 ** (i % 5)), gpu: '0', memory: `${8 * (1 + (i % 8))}Gi`, architecture: i % 2 ? 'arm64' : 'amd64', usable: true });
   }
   const regions = [];
-  for (let r = 0; r < 40; r++) regions.push({ name: `region-${r}`, zones: [{ name: `region-${r}a` }, { name: `region-${r}b` }, { name: `region-${r}c` }] });
+  for (let r = 0; r < regionCount; r++) regions.push({ name: `region-${r}`, zones: [{ name: `region-${r}a` }, { name: `region-${r}b` }, { name: `region-${r}c` }] });
   return {
     apiVersion: GV,
     kind: 'CloudProfile',

@@ -1,192 +1,154 @@
 // HTTPS load: `version-policy serve` (static state) against the bare Fastify baseline, same
-// certificates, same bodies, keep-alive, alternating rounds. autocannon drives the load from
-// this process; each server runs in its own child process.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+// certificates, same bodies, keep-alive. Both servers run for the whole section, each in its own
+// process; every measurement runs the load generator in a fresh child process (load-client.js).
+// Rounds alternate the order of ours and the baseline.
+//
+// 1. Maximum throughput: autocannon, closed loop, a few connections.
+// 2. Latency at 50% of our maximum: an open loop at half our median maximum rate, against ours
+//    and (for reference) against the baseline at the same rate.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { stringify } from 'yaml';
-import { createDevCertificates } from '../dist/server/tls/self-signed.js';
-import { median, spreadPct } from './stats.js';
+import { promisify } from 'node:util';
 import { cloudProfile, removeVersion, review, shoots } from './fixtures.js';
+import { ROOT, certificates, startBaseline, startOurs, stop, writeState } from './servers.js';
+import { median, spreadPct } from './stats.js';
 
-const NOW = Date.parse('2026-09-01T00:00:00Z');
+const run = promisify(execFile);
+const DAY_MS = 86_400_000;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+/**
+ * The recorded AdmissionReviews and the state. The server judges time rules against its own
+ * clock, so the profiles are dated from today (midnight UTC), as core.js dates them from its
+ * fixed instant: both see the same profile, with one version expiring within the 30-day warning.
+ */
+export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
+  // A small profile: 6 Kubernetes versions, one image of 4 versions, a handful of machine types.
+  const small = cloudProfile({ name: 'small', k8s: 6, images: 1, imageVersions: 4, machineTypeCount: 4, regionCount: 2, now });
+  const smallNext = structuredClone(small);
+  smallNext.spec.kubernetes.versions.push({ version: '1.21.0', classification: 'preview' });
 
-async function waitReady(url, ca, timeoutMs = 30_000) {
-  const { request } = await import('node:https');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise((resolve) => {
-      const req = request(url, { ca, method: 'GET' }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
-      req.on('error', () => resolve(false));
-      req.end();
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Writes certificates, state and config; returns what the servers need. */
-export async function prepare() {
-  const dir = await mkdtemp(join(tmpdir(), 'vp-bench-'));
-  const { ca, serving } = await createDevCertificates({ hosts: ['localhost', '127.0.0.1'] });
-  const files = { ca: join(dir, 'ca.crt'), cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') };
-  await writeFile(files.ca, ca.certPem);
-  await writeFile(files.cert, serving.certPem);
-  await writeFile(files.key, serving.keyPem, { mode: 0o600 });
-
-  const small = cloudProfile({ name: 'small', k8s: 6, images: 1, imageVersions: 4, now: NOW });
-  const big = cloudProfile({ name: 'aws', now: NOW });
+  const big = cloudProfile({ name: 'aws', now });
   const bigVersions = big.spec.kubernetes.versions.map((v) => v.version);
   const pinned = bigVersions[Math.floor(bigVersions.length / 2)];
   const population = shoots(big, 10_000, { pinnedVersion: pinned, pinned: 10 });
-  files.state = join(dir, 'state.yaml');
-  await writeFile(files.state, [small, big, ...population].map((o) => stringify(o)).join('---\n'));
 
-  // (a) a small allowed UPDATE; (b) the realistic denied removal; (c) a /mutate that defaults lifecycles.
-  const smallNext = structuredClone(small);
-  smallNext.spec.kubernetes.versions.push({ version: '1.25.9' });
-  const plain = cloudProfile({ name: 'plain', k8s: 30, images: 2, imageVersions: 12, now: NOW });
+  // A profile written without classifications or dates: /mutate fills in the lifecycles.
+  const plain = cloudProfile({ name: 'plain', k8s: 30, images: 2, imageVersions: 12, machineTypeCount: 100, regionCount: 10, now });
   for (const v of plain.spec.kubernetes.versions) {
     delete v.classification;
     delete v.expirationDate;
   }
-  for (const img of plain.spec.machineImages) for (const v of img.versions) {
-    delete v.classification;
-    delete v.expirationDate;
+  for (const img of plain.spec.machineImages) {
+    for (const v of img.versions) {
+      delete v.classification;
+      delete v.expirationDate;
+    }
   }
-  const bodies = {
-    a: { path: '/validate', body: JSON.stringify(review({ uid: 'a', operation: 'UPDATE', object: smallNext, oldObject: small })) },
-    b: { path: '/validate', body: JSON.stringify(review({ uid: 'b', operation: 'UPDATE', object: removeVersion(big, pinned), oldObject: big })) },
-    c: { path: '/mutate', body: JSON.stringify(review({ uid: 'c', operation: 'CREATE', object: plain })) },
+  return {
+    state: [small, big, ...population],
+    reviews: {
+      a: { title: '(a) small CloudProfile UPDATE, allowed', path: '/validate', expect: 'allowed', review: review({ uid: 'a', operation: 'UPDATE', object: smallNext, oldObject: small }) },
+      b: { title: '(b) realistic profile, in-use version removed, denied (10,000 Shoots)', path: '/validate', expect: 'denied', review: review({ uid: 'b', operation: 'UPDATE', object: removeVersion(big, pinned), oldObject: big }) },
+      c: { title: '(c) /mutate CREATE, lifecycles defaulted', path: '/mutate', expect: 'patched', review: review({ uid: 'c', operation: 'CREATE', object: plain }) },
+    },
   };
-  return { dir, files, bodies };
 }
 
-async function startChild(args, readyUrl, ca) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (c) => (err += c));
-  child.stdout.resume();
-  try {
-    await waitReady(readyUrl, ca);
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw new Error(`${e.message}\n${err.slice(-2000)}`);
-  }
-  return child;
-}
-
-export async function startOurs(prep) {
-  const port = await freePort();
-  const cfg = join(prep.dir, 'config.yaml');
-  await writeFile(
-    cfg,
-    stringify({
-      logLevel: 'warn',
-      cluster: { enabled: false },
-      server: { host: '127.0.0.1', port, tls: { certFile: prep.files.cert, keyFile: prep.files.key } },
-    }),
-  );
-  const ca = await (await import('node:fs/promises')).readFile(prep.files.ca);
-  const child = await startChild(['dist/cli/main.js', 'serve', '--config', cfg, '--state', prep.files.state], `https://127.0.0.1:${port}/readyz`, ca);
-  return { child, url: `https://127.0.0.1:${port}` };
-}
-
-export async function startBaseline(prep) {
-  const child = spawn(process.execPath, ['bench/baseline-server.js', prep.files.cert, prep.files.key], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = await once(child.stdout, 'data');
-  const { port } = JSON.parse(String(line));
-  return { child, url: `https://127.0.0.1:${port}` };
-}
-
-function cannon(url, { path, body }, opts) {
+function post(url, body, ca) {
   return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: url + path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        connections: 16,
-        pipelining: 1,
-        duration: opts.duration,
-        ...(opts.rate ? { overallRate: opts.rate } : {}),
-        // The servers' certificates are from a CA made for this run; autocannon has no CA option.
-        tlsOptions: { rejectUnauthorized: false },
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
+    const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
-/** Max throughput, alternating ours and the baseline each round, then our p99 at 50% of our max. */
-export async function runLoad({ rounds = 5, duration = 4 } = {}) {
-  const prep = await prepare();
-  const ours = await startOurs(prep);
-  const base = await startBaseline(prep);
-  const out = {};
+/** Fails loudly if a server does not answer a review the way the scenario says. */
+async function verify(server, sc, body, ca, expect) {
+  const { status, body: text } = await post(server.url + sc.path, body, ca);
+  const response = JSON.parse(text).response ?? {};
+  const got = status !== 200 ? `HTTP ${status}` : !response.allowed ? 'denied' : response.patch ? 'patched' : 'allowed';
+  if (got !== expect) throw new Error(`${sc.title}: expected ${expect}, got ${got}: ${text.slice(0, 500)}`);
+  return { warnings: response.warnings?.length ?? 0, message: response.status?.message?.slice(0, 160) };
+}
+
+async function client(opts) {
+  const { stdout } = await run(process.execPath, [join(ROOT, 'bench/load-client.js'), JSON.stringify(opts)], { cwd: ROOT, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout);
+}
+
+/**
+ * Runs the section. `rounds` alternating rounds of `durationS` seconds for the maximum, then
+ * `pacedRounds` alternating rounds at half our maximum.
+ */
+export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pacedS = 4, connections = 4, log = () => {} } = {}) {
+  const certs = await certificates();
+  const { state, reviews } = scenarios();
+  const stateFile = await writeState(certs.dir, 'state.yaml', state);
+  const ours = await startOurs(certs, stateFile);
+  const base = await startBaseline(certs);
+  const servers = { ours, base };
+  const out = { connections, rounds, durationS, pacedRounds, pacedS, scenarios: {} };
   try {
-    for (const [name, req] of Object.entries(prep.bodies)) {
-      const samples = { ours: [], base: [], oursP50: [], oursP99: [], baseP99: [], errors: 0, non2xx: 0 };
-      await cannon(ours.url, req, { duration: 1 });
-      await cannon(base.url, req, { duration: 1 });
+    for (const [key, sc] of Object.entries(reviews)) {
+      const body = JSON.stringify(sc.review);
+      const bodyFile = join(certs.dir, `${key}.json`);
+      await writeFile(bodyFile, body);
+      const answer = await verify(ours, sc, body, certs.caPem, sc.expect);
+      await verify(base, sc, body, certs.caPem, 'allowed');
+      const load = [loadavg()[0]];
+      log(`load ${sc.title}: ${(body.length / 1024).toFixed(0)} KB`);
+
+      const maxOf = (who) => client({ mode: 'max', url: servers[who].url + sc.path, bodyFile, connections, durationS });
+      await maxOf('ours');
+      await maxOf('base');
+      const m = { ours: [], base: [] };
       for (let r = 0; r < rounds; r++) {
-        const order = r % 2 ? [['base', base], ['ours', ours]] : [['ours', ours], ['base', base]];
-        for (const [who, srv] of order) {
-          const res = await cannon(srv.url, req, { duration });
-          samples[who].push(res.requests.average);
-          if (who === 'ours') {
-            samples.oursP50.push(res.latency.p50);
-            samples.oursP99.push(res.latency.p99);
-            samples.errors += res.errors + res.timeouts;
-            samples.non2xx += res.non2xx;
-          } else samples.baseP99.push(res.latency.p99);
-        }
+        for (const who of r % 2 ? ['base', 'ours'] : ['ours', 'base']) m[who].push(await maxOf(who));
+        log(`  round ${r + 1}: ours ${m.ours.at(-1).rps.toFixed(0)} req/s, baseline ${m.base.at(-1).rps.toFixed(0)} req/s`);
       }
-      const max = median(samples.ours);
-      const half = [];
-      for (let r = 0; r < 3; r++) half.push((await cannon(ours.url, req, { duration, rate: Math.max(1, Math.round(max / 2)) })).latency.p99);
-      out[name] = {
-        bytes: req.body.length,
-        oursRps: max,
-        oursSpread: spreadPct(samples.ours),
-        baseRps: median(samples.base),
-        baseSpread: spreadPct(samples.base),
-        ratio: max / median(samples.base),
-        p50: median(samples.oursP50),
-        p99: median(samples.oursP99),
-        baseP99: median(samples.baseP99),
-        p99AtHalf: median(half),
-        errors: samples.errors,
-        non2xx: samples.non2xx,
+      const oursMax = median(m.ours.map((x) => x.rps));
+      const rate = Math.max(1, Math.round(oursMax / 2));
+      const pacedOf = (who) => client({ mode: 'paced', url: servers[who].url + sc.path, bodyFile, caFile: certs.ca, rate, durationS: pacedS });
+      const p = { ours: [], base: [] };
+      for (let r = 0; r < pacedRounds; r++) {
+        for (const who of r % 2 ? ['base', 'ours'] : ['ours', 'base']) p[who].push(await pacedOf(who));
+        log(`  at ${rate} req/s: ours p99 ${p.ours.at(-1).p99.toFixed(2)} ms, baseline p99 ${p.base.at(-1).p99.toFixed(2)} ms`);
+      }
+      load.push(loadavg()[0]);
+
+      const sum = (xs, f) => xs.reduce((a, x) => a + f(x), 0);
+      out.scenarios[key] = {
+        title: sc.title,
+        bytes: body.length,
+        answer,
+        loadavg: load,
+        ours: { rps: oursMax, spread: spreadPct(m.ours.map((x) => x.rps)), p50: median(m.ours.map((x) => x.p50)), p99: median(m.ours.map((x) => x.p99)) },
+        base: { rps: median(m.base.map((x) => x.rps)), spread: spreadPct(m.base.map((x) => x.rps)), p50: median(m.base.map((x) => x.p50)), p99: median(m.base.map((x) => x.p99)) },
+        ratio: oursMax / median(m.base.map((x) => x.rps)),
+        half: {
+          rate,
+          ours: { p50: median(p.ours.map((x) => x.p50)), p99: median(p.ours.map((x) => x.p99)), p99Spread: spreadPct(p.ours.map((x) => x.p99)), rps: median(p.ours.map((x) => x.rps)) },
+          base: { p50: median(p.base.map((x) => x.p50)), p99: median(p.base.map((x) => x.p99)), p99Spread: spreadPct(p.base.map((x) => x.p99)) },
+        },
+        errors: { ours: sum([...m.ours, ...p.ours], (x) => x.errors), base: sum([...m.base, ...p.base], (x) => x.errors) },
+        non2xx: { ours: sum([...m.ours, ...p.ours], (x) => x.non2xx), base: sum([...m.base, ...p.base], (x) => x.non2xx) },
+        requests: { ours: sum([...m.ours, ...p.ours], (x) => x.requests), base: sum([...m.base, ...p.base], (x) => x.requests) },
       };
     }
   } finally {
-    ours.child.kill('SIGTERM');
-    base.child.kill('SIGTERM');
+    await Promise.all([stop(ours), stop(base)]);
   }
   return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await runLoad({ rounds: 3, duration: 3 }), null, 2));
+  console.log(JSON.stringify(await runLoad({ rounds: 3, durationS: 3, pacedRounds: 2, pacedS: 3, log: console.error }), null, 2));
 }

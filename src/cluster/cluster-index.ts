@@ -1,34 +1,56 @@
 // The in-memory cluster state and its indexes, updated one object at a time. Static state
 // (files) fills it once; the informers apply every watch event to it. Lookups the admission
-// path makes cost O(answer), never O(all Shoots).
+// path makes cost O(answer), never O(all Shoots); how many Shoots use a version costs O(1).
 import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
 import { effectiveProfileRef, profileRefKey } from '../policy/types.js';
+import { isDeleting } from '../policy/usage.js';
 import type { ClusterState, VersionUse } from './state.js';
-
-type Uses = Map<string, VersionUse>;
 
 const k8sKey = (version: string) => `k8s\u0000${version}`;
 const imageKey = (image: string, version: string) => `img\u0000${image}\u0000${version}`;
 const nsName = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
-/** Every version a Shoot uses, keyed by version bucket, each with an id unique within the bucket. */
-function usesOf(shoot: Shoot): Array<{ bucket: string; id: string; use: VersionUse }> {
-  const shootId = nsName(shoot.metadata.namespace, shoot.metadata.name);
+/** Every version a Shoot uses, each with the key of its version bucket. */
+function usesOf(shoot: Shoot): Array<{ bucket: string; use: VersionUse }> {
   const version = shoot.spec.kubernetes.version;
-  const out = [{ bucket: k8sKey(version), id: `${shootId}\u0000cp`, use: { shoot, via: 'control-plane', version } as VersionUse }];
+  const out = [{ bucket: k8sKey(version), use: { shoot, via: 'control-plane', version } as VersionUse }];
   for (const w of shoot.spec.provider?.workers ?? []) {
     const wk = w.kubernetes?.version;
-    if (wk) out.push({ bucket: k8sKey(wk), id: `${shootId}\u0000wk\u0000${w.name}`, use: { shoot, via: 'worker-kubernetes', worker: w.name, version: wk } });
+    if (wk) out.push({ bucket: k8sKey(wk), use: { shoot, via: 'worker-kubernetes', worker: w.name, version: wk } });
     const img = w.machine?.image;
     if (img?.version) {
-      out.push({
-        bucket: imageKey(img.name, img.version),
-        id: `${shootId}\u0000img\u0000${w.name}`,
-        use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version },
-      });
+      out.push({ bucket: imageKey(img.name, img.version), use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version } });
     }
   }
   return out;
+}
+
+/**
+ * The Shoots that use one version on one profile. A Shoot is held once, however many of its
+ * pools use the version, and its uses are derived from it when asked for: the index keeps no
+ * object per use (at 100,000 Shoots those were most of its memory).
+ */
+class Users {
+  readonly shoots = new Set<Shoot>();
+  /** Shoots that are not being deleted: what the warnings count. */
+  live = 0;
+
+  add(shoot: Shoot): void {
+    if (this.shoots.has(shoot)) return;
+    this.shoots.add(shoot);
+    if (!isDeleting(shoot)) this.live++;
+  }
+
+  delete(shoot: Shoot): void {
+    if (this.shoots.delete(shoot) && !isDeleting(shoot)) this.live--;
+  }
+
+  /** The uses behind bucket `key`, Shoot by Shoot, in the order the Shoots were added. */
+  uses(key: string): VersionUse[] {
+    const out: VersionUse[] = [];
+    for (const shoot of this.shoots) for (const u of usesOf(shoot)) if (u.bucket === key) out.push(u.use);
+    return out;
+  }
 }
 
 export class ClusterIndex implements ClusterState {
@@ -37,10 +59,12 @@ export class ClusterIndex implements ClusterState {
   private readonly cloudProfiles = new Map<string, CloudProfile>();
   private readonly ncps = new Map<string, NamespacedCloudProfile>();
   private readonly ncpsByParent = new Map<string, Map<string, NamespacedCloudProfile>>();
-  private readonly shoots = new Map<string, Shoot>();
-  private readonly shootsByProfile = new Map<string, Map<string, Shoot>>();
-  /** profile key → version key → use id → use */
-  private readonly uses = new Map<string, Map<string, Uses>>();
+  /** namespace → name → Shoot: keyed by the Shoot's own strings, so no key string per Shoot. */
+  private readonly shoots = new Map<string, Map<string, Shoot>>();
+  private shootCount = 0;
+  private readonly shootsByProfile = new Map<string, Set<Shoot>>();
+  /** profile key → version key → the Shoots using that version */
+  private readonly users = new Map<string, Map<string, Users>>();
   /** profile key → image → versions with at least one use */
   private readonly imageVersions = new Map<string, Map<string, Set<string>>>();
 
@@ -81,14 +105,15 @@ export class ClusterIndex implements ClusterState {
       this.ncpsByParent.clear();
     } else {
       this.shoots.clear();
+      this.shootCount = 0;
       this.shootsByProfile.clear();
-      this.uses.clear();
+      this.users.clear();
       this.imageVersions.clear();
     }
   }
 
   count(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): number {
-    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shoots.size;
+    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shootCount;
   }
 
   private removeNamespacedCloudProfile(namespace: string | undefined, name: string): void {
@@ -102,15 +127,23 @@ export class ClusterIndex implements ClusterState {
   }
 
   private addShoot(shoot: Shoot): void {
-    const key = nsName(shoot.metadata.namespace, shoot.metadata.name);
-    this.shoots.set(key, shoot);
+    const namespace = shoot.metadata.namespace ?? '';
+    let named = this.shoots.get(namespace);
+    if (!named) this.shoots.set(namespace, (named = new Map<string, Shoot>()));
+    named.set(shoot.metadata.name, shoot);
+    this.shootCount++;
     const ref = effectiveProfileRef(shoot);
     if (!ref) return;
     const pk = profileRefKey(ref);
-    bucket(this.shootsByProfile, pk).set(key, shoot);
-    const byVersion = bucket(this.uses, pk);
-    for (const { bucket: vk, id, use } of usesOf(shoot)) {
-      bucket(byVersion, vk).set(id, use);
+    let members = this.shootsByProfile.get(pk);
+    if (!members) this.shootsByProfile.set(pk, (members = new Set<Shoot>()));
+    members.add(shoot);
+    let byVersion = this.users.get(pk);
+    if (!byVersion) this.users.set(pk, (byVersion = new Map<string, Users>()));
+    for (const { bucket: vk, use } of usesOf(shoot)) {
+      let users = byVersion.get(vk);
+      if (!users) byVersion.set(vk, (users = new Users()));
+      users.add(shoot);
       if (use.via === 'machine-image') {
         let images = this.imageVersions.get(pk);
         if (!images) this.imageVersions.set(pk, (images = new Map<string, Set<string>>()));
@@ -122,23 +155,25 @@ export class ClusterIndex implements ClusterState {
   }
 
   private removeShoot(namespace: string | undefined, name: string): void {
-    const key = nsName(namespace, name);
-    const old = this.shoots.get(key);
-    if (!old) return;
-    this.shoots.delete(key);
+    const named = this.shoots.get(namespace ?? '');
+    const old = named?.get(name);
+    if (!named || !old) return;
+    named.delete(name);
+    this.shootCount--;
+    if (named.size === 0) this.shoots.delete(namespace ?? '');
     const ref = effectiveProfileRef(old);
     if (!ref) return;
     const pk = profileRefKey(ref);
     const members = this.shootsByProfile.get(pk);
-    members?.delete(key);
+    members?.delete(old);
     if (members?.size === 0) this.shootsByProfile.delete(pk);
-    const byVersion = this.uses.get(pk);
+    const byVersion = this.users.get(pk);
     if (!byVersion) return;
-    for (const { bucket: vk, id, use } of usesOf(old)) {
+    for (const { bucket: vk, use } of usesOf(old)) {
       const users = byVersion.get(vk);
       if (!users) continue;
-      users.delete(id);
-      if (users.size > 0) continue;
+      users.delete(old);
+      if (users.shoots.size > 0) continue;
       byVersion.delete(vk);
       if (use.via === 'machine-image') {
         const versions = this.imageVersions.get(pk)?.get(use.image);
@@ -146,7 +181,7 @@ export class ClusterIndex implements ClusterState {
         if (versions?.size === 0) this.imageVersions.get(pk)?.delete(use.image);
       }
     }
-    if (byVersion.size === 0) this.uses.delete(pk);
+    if (byVersion.size === 0) this.users.delete(pk);
   }
 
   // --- ClusterState -----------------------------------------------------------------------
@@ -164,15 +199,25 @@ export class ClusterIndex implements ClusterState {
   }
 
   shootsUsing(ref: ProfileRef): Shoot[] {
-    return [...(this.shootsByProfile.get(profileRefKey(ref))?.values() ?? [])];
+    return [...(this.shootsByProfile.get(profileRefKey(ref)) ?? [])];
   }
 
   kubernetesVersionUsers(ref: ProfileRef, version: string): VersionUse[] {
-    return [...(this.uses.get(profileRefKey(ref))?.get(k8sKey(version))?.values() ?? [])];
+    const key = k8sKey(version);
+    return this.users.get(profileRefKey(ref))?.get(key)?.uses(key) ?? [];
   }
 
   machineImageVersionUsers(ref: ProfileRef, image: string, version: string): VersionUse[] {
-    return [...(this.uses.get(profileRefKey(ref))?.get(imageKey(image, version))?.values() ?? [])];
+    const key = imageKey(image, version);
+    return this.users.get(profileRefKey(ref))?.get(key)?.uses(key) ?? [];
+  }
+
+  kubernetesVersionShootCount(ref: ProfileRef, version: string): number {
+    return this.users.get(profileRefKey(ref))?.get(k8sKey(version))?.live ?? 0;
+  }
+
+  machineImageVersionShootCount(ref: ProfileRef, image: string, version: string): number {
+    return this.users.get(profileRefKey(ref))?.get(imageKey(image, version))?.live ?? 0;
   }
 
   machineImageUsers(ref: ProfileRef, image: string): VersionUse[] {
@@ -181,8 +226,8 @@ export class ClusterIndex implements ClusterState {
     return [...versions].flatMap((v) => this.machineImageVersionUsers(ref, image, v));
   }
 
-  allShoots(): Iterable<Shoot> {
-    return this.shoots.values();
+  *allShoots(): Iterable<Shoot> {
+    for (const named of this.shoots.values()) yield* named.values();
   }
 
   *allProfiles(): Iterable<CloudProfile | NamespacedCloudProfile> {

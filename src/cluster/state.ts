@@ -26,6 +26,10 @@ export interface ClusterState {
   machineImageVersionUsers(ref: ProfileRef, image: string, version: string): VersionUse[];
   /** Every machine-image version of `image` used on `ref`, with its users (for a removed image). */
   machineImageUsers(ref: ProfileRef, image: string): VersionUse[];
+  /** How many Shoots on `ref` use a Kubernetes version (control plane or a pool), not counting deleting ones. O(1). */
+  kubernetesVersionShootCount(ref: ProfileRef, version: string): number;
+  /** How many Shoots on `ref` use a machine-image version in some pool, not counting deleting ones. O(1). */
+  machineImageVersionShootCount(ref: ProfileRef, image: string, version: string): number;
 
   /** Every Shoot, for whole-state reports (`explain`); not for the admission path. */
   allShoots(): Iterable<Shoot>;

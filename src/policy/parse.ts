@@ -82,6 +82,25 @@ const envelope = (kind: Kind, namespaced: boolean, spec: object) => ({
   },
 });
 
+/**
+ * ajv-formats' RFC 3339 check, remembered per string. A profile repeats the same few hundred
+ * timestamps, and an UPDATE carries it twice: checking each anew was most of the schema check's
+ * time and allocation on a large profile. Bounded like the version caches.
+ */
+function remembered(format: { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined }) {
+  const known = new Map<string, boolean>();
+  const validate = (s: string): boolean => {
+    let valid = known.get(s);
+    if (valid === undefined) {
+      valid = format.validate(s);
+      if (known.size > 10_000) known.clear();
+      known.set(s, valid);
+    }
+    return valid;
+  };
+  return { ...format, validate };
+}
+
 const schemas: Record<Kind, object> = {
   CloudProfile: envelope('CloudProfile', false, {
     type: 'object',
@@ -132,6 +151,7 @@ const schemas: Record<Kind, object> = {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv, ['date-time']);
+ajv.addFormat('date-time', remembered(ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined }));
 const validators = Object.fromEntries(
   (Object.keys(schemas) as Kind[]).map((k) => [k, ajv.compile(schemas[k])]),
 ) as Record<Kind, ReturnType<typeof ajv.compile>>;

@@ -36,6 +36,32 @@ t.test('an update moves a Shoot between buckets, a delete removes it everywhere'
   t.equal(index.count('Shoot'), 0);
 });
 
+t.test('counts the live Shoots of a version once each, and keeps the count through updates', async (t) => {
+  const index = new ClusterIndex();
+  const both = shoot({ name: 'a', version: '1.30.1', workers: [{ name: 'p1', kubernetes: '1.30.1', image: ['gardenlinux', '1.0.0'] }, { name: 'p2', image: ['gardenlinux', '1.0.0'] }] });
+  index.upsert(both);
+  index.upsert(shoot({ name: 'b', version: '1.30.1', workers: [] }));
+  index.upsert(shoot({ name: 'gone', version: '1.30.1', deletionTimestamp: '2026-01-01T00:00:00Z', workers: [{ name: 'p', image: ['gardenlinux', '1.0.0'] }] }));
+  index.upsert(shoot({ name: 'c', profile: { kind: 'NamespacedCloudProfile', name: 'ncp' }, version: '1.30.1' }));
+
+  t.equal(index.kubernetesVersionShootCount(CP, '1.30.1'), 2, 'a control plane and a pool on the same version count once; a deleting Shoot not at all');
+  t.equal(index.kubernetesVersionUsers(CP, '1.30.1').length, 4, 'the uses still list every place, the deleting Shoot included');
+  t.equal(index.machineImageVersionShootCount(CP, 'gardenlinux', '1.0.0'), 1);
+  t.equal(index.kubernetesVersionShootCount({ kind: 'NamespacedCloudProfile', namespace: 'garden-dev', name: 'ncp' }, '1.30.1'), 1);
+
+  index.upsert(shoot({ name: 'a', version: '1.31.0', workers: [{ name: 'p1', image: ['gardenlinux', '1.1.0'] }] }));
+  t.equal(index.kubernetesVersionShootCount(CP, '1.30.1'), 1);
+  t.equal(index.kubernetesVersionShootCount(CP, '1.31.0'), 1);
+  t.equal(index.machineImageVersionShootCount(CP, 'gardenlinux', '1.0.0'), 0);
+  index.upsert(shoot({ name: 'b', version: '1.30.1', deletionTimestamp: '2026-01-01T00:00:00Z', workers: [] }));
+  t.equal(index.kubernetesVersionShootCount(CP, '1.30.1'), 0, 'a Shoot that starts deleting stops counting');
+  index.remove('Shoot', 'garden-dev', 'gone');
+  index.remove('Shoot', 'garden-dev', 'b');
+  t.equal(index.kubernetesVersionShootCount(CP, '1.30.1'), 0);
+  t.same(index.kubernetesVersionUsers(CP, '1.30.1'), []);
+  t.same(names(index.machineImageUsers(CP, 'gardenlinux')), ['a']);
+});
+
 t.test('NamespacedCloudProfiles are found by parent, and follow a re-parenting', async (t) => {
   const index = new ClusterIndex();
   index.upsert(namespacedProfile({ name: 'x', parent: 'profile' }));

@@ -86,19 +86,14 @@ export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
   return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
 }
 
-// PAST-EXPIRATION and LIFECYCLE-ORDER both need the old object's index; a request's context is
-// built once per evaluation, so keying on it shares the index without ever going stale.
-const oldIndexes = new WeakMap<ProfileWrite, VersionIndex>();
-
-/** The old object's versions on UPDATE (none on CREATE). */
+/**
+ * The old object's versions on UPDATE (none on CREATE). PAST-EXPIRATION and LIFECYCLE-ORDER each
+ * build their own: sharing one through a WeakMap keyed on the context cost far more than it
+ * saved, because V8's young-generation GC keeps a WeakMap's values alive, and these hold the
+ * whole old profile of a request, which was then copied and promoted on every GC.
+ */
 export function oldVersions(ctx: ProfileWrite): VersionIndex {
-  if (ctx.operation !== 'UPDATE') return NO_VERSIONS;
-  let index = oldIndexes.get(ctx);
-  if (!index) {
-    index = indexVersions(ctx.oldObject?.spec);
-    oldIndexes.set(ctx, index);
-  }
-  return index;
+  return ctx.operation === 'UPDATE' ? indexVersions(ctx.oldObject?.spec) : NO_VERSIONS;
 }
 
 /** Whether two entries carry the same classification fields, as written (a cheap "unchanged" test). */

@@ -4,7 +4,6 @@
 // reload path) as production certificates.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDevCertificates } from './self-signed.js';
 
 /** Relative to the working directory; git-ignored. */
 export const DEV_CERT_DIR = '.dev-certs';
@@ -17,6 +16,8 @@ export interface DevCertificateFiles {
 }
 
 export async function writeDevCertificates(dir: string): Promise<DevCertificateFiles> {
+  // The X.509 library loads only when a dev certificate is made, not when files are configured.
+  const { createDevCertificates } = await import('./self-signed.js');
   const { ca, serving } = await createDevCertificates({ hosts: DEV_HOSTS, caName: 'version-policy dev CA' });
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const files = { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
