@@ -1,7 +1,7 @@
 // Start-up: from spawning the process to the first 200 from /readyz (polled every 5 ms, a fresh
 // TLS connection each time), for `version-policy serve` with static state and for the bare
-// baseline server, in alternating rounds. Two states: the realistic profile alone, and the
-// profile with the 10,000 Shoots of the load section.
+// baseline server, in alternating rounds. Two states: the two profiles of the load section alone
+// (5 KB and 150 KB), and the profiles with its 10,000 Shoots.
 import { loadavg } from 'node:os';
 import { scenarios } from './load.js';
 import { certificates, startBaseline, startOurs, stop, writeState } from './servers.js';
