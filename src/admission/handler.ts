@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { FieldError } from '../policy/parse.js';
 import type { Decision, PolicyRequest, Rule } from '../policy/rule.js';
-import { formatViolation } from '../policy/rule.js';
+import { formatDenial } from '../policy/rule.js';
 import { ERRORS } from './errors.js';
 import { jsonPatch } from './patch.js';
 import type { MappedRequest } from './request.js';
@@ -68,7 +68,7 @@ export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonl
 function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision: Decision): AdmissionOutcome {
   if (!decision.allowed) {
     const rules = [...new Set(decision.violations.map((v) => v.rule))];
-    const message = ERRORS.POLICY_DENIED.message(decision.violations.map(formatViolation).join('; '));
+    const message = ERRORS.POLICY_DENIED.message(formatDenial(decision.violations));
     return { response: denied(uid, message, decision.warnings), rules };
   }
   if (webhook === 'validate' || !decision.mutated || !decision.object) return { response: allowed(uid, decision.warnings), rules: [] };

@@ -10,8 +10,16 @@ export type VersionUse =
   | { shoot: Shoot; via: 'machine-image'; worker: string; image: string; version: string };
 
 export interface ClusterState {
-  /** True once every source has been read completely at least once. Static state is always synced. */
+  /**
+   * True while the state can be judged against: every source has been read completely at least
+   * once and none has fallen further behind than its staleness bound. Static state always is.
+   */
   readonly synced: boolean;
+  /**
+   * Why the state cannot be judged against now (never synced, stale, or not configured), in words a
+   * denial can carry; undefined while `synced`.
+   */
+  readonly notReadyReason?: string;
 
   cloudProfile(name: string): CloudProfile | undefined;
   namespacedCloudProfile(namespace: string, name: string): NamespacedCloudProfile | undefined;

@@ -18,9 +18,20 @@ export interface EvaluateOptions {
   state: ClusterState;
   /** Defaults to the full registry; tests may narrow it. */
   rules?: readonly Rule[];
+  /**
+   * What a rule that needs the cluster state does when the state is not synced: `deny` (the
+   * webhook: it never guesses "allowed") or `note` (`check` without a state: it says what it could
+   * not judge). Default `deny`.
+   */
+  unsyncedState?: 'deny' | 'note';
 }
 
 export const NOT_READY_MESSAGE = 'cluster state not ready: the webhook has not finished reading Shoots and profiles from the API server; retry shortly';
+
+/** The denial for a rule that needs the state while it is not synced, with the state's own reason when it gives one. */
+export function notReadyMessage(state: ClusterState): string {
+  return state.notReadyReason ? `cluster state not ready: ${state.notReadyReason}` : NOT_READY_MESSAGE;
+}
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
   const mutation = applyMutatingPath(request, opts.now, opts.config);
@@ -28,11 +39,13 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
   const ctx = buildContext(request, object, opts);
 
   const violations: Violation[] = [];
+  const notes: string[] = [];
   const warnings: string[] = [...(mutation?.warnings ?? [])];
   for (const rule of opts.rules ?? RULES) {
     if (!ruleEnabled(opts.config, rule.id) || !rule.appliesTo(ctx)) continue;
     if (!opts.state.synced && rule.needsState?.(ctx)) {
-      violations.push({ rule: rule.id, field: '', message: NOT_READY_MESSAGE });
+      if (opts.unsyncedState === 'note') notes.push(`${rule.id} was not checked: ${opts.state.notReadyReason ?? 'the cluster state is not known'}`);
+      else violations.push({ rule: rule.id, field: '', message: notReadyMessage(opts.state) });
       continue;
     }
     violations.push(...rule.check(ctx));
@@ -44,6 +57,8 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
     allowed: violations.length === 0,
     violations,
     warnings,
+    allWarnings: warnings,
+    notes,
     ...(object && request.operation !== 'DELETE' ? { object } : {}),
     mutated: mutation?.mutated ?? false,
   };

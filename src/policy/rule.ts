@@ -54,7 +54,15 @@ export interface PolicyRequest {
 export interface Decision {
   allowed: boolean;
   violations: Violation[];
+  /** What the webhook answers and `check` prints: within the warning budget (POLICY.md "Warnings"). */
   warnings: string[];
+  /** Every warning, in full: for `explain`, `check --output json` and the debug log. */
+  allWarnings: string[];
+  /**
+   * What the decision could not judge and says so without denying: a rule that needs the cluster
+   * state when the caller asked for notes instead of denials (`check` without a state).
+   */
+  notes: string[];
   /** The object as it would be stored, after the mutating path (CREATE, UPDATE). */
   object?: PolicedObject;
   /** True if the mutating path changed the object. */
@@ -118,4 +126,9 @@ export interface Rule {
 /** Formats a violation the way every denial lists it. */
 export function formatViolation(v: Violation): string {
   return v.field ? `[${v.rule}] ${v.field}: ${v.message}` : `[${v.rule}] ${v.message}`;
+}
+
+/** The message of a denial: every violation, as `formatViolation` writes it. */
+export function formatDenial(violations: readonly Violation[]): string {
+  return violations.map(formatViolation).join('; ');
 }
