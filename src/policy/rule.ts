@@ -10,6 +10,7 @@ import type {
   PolicedObject,
   Shoot,
 } from './types.js';
+import type { Warning } from './warning.js';
 
 /** Every rule ID of POLICY.md. The ID is the label in messages, metrics, config and tests. */
 export const RULE_IDS = [
@@ -120,7 +121,7 @@ export interface Rule {
   needsState?(ctx: RuleContext): boolean;
   check(ctx: RuleContext): Violation[];
   /** Things worth saying that do not deny. */
-  warnings?(ctx: RuleContext): string[];
+  warnings?(ctx: RuleContext): Warning[];
 }
 
 /** Formats a violation the way every denial lists it. */

@@ -55,11 +55,16 @@ export interface MachineImageVersion extends ExpirableVersion {
   capabilityFlavors?: unknown[];
 }
 
-export interface MachineImage {
+/** A machine image entry as a NamespacedCloudProfile may write it: one that only overrides a parent image's updateStrategy has no versions. */
+export interface NamespacedMachineImage {
   name: string;
   updateStrategy?: string;
-  versions: MachineImageVersion[];
+  versions?: MachineImageVersion[];
   [key: string]: unknown;
+}
+
+export interface MachineImage extends NamespacedMachineImage {
+  versions: MachineImageVersion[];
 }
 
 export interface CloudProfileSpec {
@@ -80,7 +85,7 @@ export interface CloudProfile {
 export interface NamespacedCloudProfileSpec {
   parent: { kind: string; name: string };
   kubernetes?: { versions: ExpirableVersion[]; [key: string]: unknown };
-  machineImages?: MachineImage[];
+  machineImages?: NamespacedMachineImage[];
   [key: string]: unknown;
 }
 

@@ -4,7 +4,7 @@
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../../cluster/state.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, MachineImage, NamespacedCloudProfile, NamespacedCloudProfileSpec, ProfileRef } from '../types.js';
+import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
 import type { SourcedUse } from '../usage.js';
@@ -34,7 +34,7 @@ interface Removals {
   added: Array<{ name: string; index: number }>;
 }
 
-function removedImages(old: readonly MachineImage[], cur: readonly MachineImage[]): RemovedImage[] {
+function removedImages(old: readonly NamespacedMachineImage[], cur: readonly NamespacedMachineImage[]): RemovedImage[] {
   const index = new Map(cur.map((img, i) => [img.name, i]));
   const out: RemovedImage[] = [];
   for (const img of old) {

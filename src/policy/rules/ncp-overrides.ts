@@ -5,7 +5,7 @@
 // MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
 // override's expirationDate) is judged here.
 import type { NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
-import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile } from '../types.js';
+import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 import { hasLifecycle } from '../versions.js';
 
 const v = (field: string, message: string): Violation => ({ rule: 'NCP-OVERRIDES', field, message });
@@ -114,7 +114,7 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
   return out;
 }
 
-function checkImageVersions(img: MachineImage, j: number, parentImage: MachineImage, oldImage: MachineImage | undefined, parent: CloudProfile): Violation[] {
+function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage: MachineImage, oldImage: NamespacedMachineImage | undefined, parent: CloudProfile): Violation[] {
   const out: Violation[] = [];
   const parentVersions = new Map((parentImage.versions ?? []).map((x) => [x.version, x]));
   const oldVersions = new Map((oldImage?.versions ?? []).map((x) => [x.version, x]));

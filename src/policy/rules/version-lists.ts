@@ -2,7 +2,7 @@
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext, RuleId, Violation } from '../rule.js';
-import type { CloudProfile, ExpirableVersion, MachineImage, NamespacedCloudProfile } from '../types.js';
+import type { CloudProfile, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 
 /** A CREATE or UPDATE of a CloudProfile or NamespacedCloudProfile. */
 export type ProfileWrite =
@@ -16,7 +16,7 @@ export function isProfileWrite(ctx: RuleContext): ctx is ProfileWrite {
 /** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
 export interface VersionedSpec {
   kubernetes?: { versions: ExpirableVersion[] };
-  machineImages?: MachineImage[];
+  machineImages?: NamespacedMachineImage[];
   machineCapabilities?: unknown[];
 }
 
@@ -34,7 +34,7 @@ export interface VersionList {
   /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
   path: string;
   /** The machine image owning the list; undefined for the Kubernetes list. */
-  image?: MachineImage;
+  image?: NamespacedMachineImage;
   versions: readonly ExpirableVersion[];
 }
 
@@ -52,7 +52,7 @@ export function kubernetesList(t: Pick<Target, 'spec' | 'prefix'>): VersionList 
 }
 
 export function imageLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
-  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions }));
+  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions ?? [] }));
 }
 
 export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
@@ -82,7 +82,7 @@ export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
   if (!spec) return NO_VERSIONS;
   const kubernetes = firstByVersion(spec.kubernetes?.versions ?? []);
   const images = new Map<string, Map<string, ExpirableVersion>>();
-  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions, images.get(image.name)));
+  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions ?? [], images.get(image.name)));
   return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
 }
 
