@@ -47,11 +47,13 @@ const machineImageVersion = {
   },
 } as const;
 
-const machineImage = {
-  type: 'object',
-  required: ['name', 'versions'],
-  properties: { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } },
-} as const;
+const machineImageProperties = { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } } as const;
+
+const machineImage = { type: 'object', required: ['name', 'versions'], properties: machineImageProperties } as const;
+
+// POLICY.md MACHINE-IMAGES: "NCP: versions may be empty". An NCP entry may override a parent
+// image's updateStrategy alone; an image of the NCP's own needs versions, which MACHINE-IMAGES says.
+const namespacedMachineImage = { type: 'object', required: ['name'], properties: machineImageProperties } as const;
 
 const kubernetes = {
   type: 'object',
@@ -113,7 +115,7 @@ const schemas: Record<Kind, object> = {
     properties: {
       parent: { type: 'object', required: ['kind', 'name'], properties: { kind: str, name: str } },
       kubernetes,
-      machineImages: { type: 'array', items: machineImage },
+      machineImages: { type: 'array', items: namespacedMachineImage },
     },
   }),
   Shoot: envelope('Shoot', true, {
