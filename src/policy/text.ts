@@ -11,6 +11,13 @@ export function listSome(items: readonly string[], max = 5): string {
   return `${items.slice(0, max).join(', ')} and ${formatCount(items.length - max)} more`;
 }
 
+/** `a`, `a and b`, `a, b and c`, or `a, b, c, d, e and 7 more`: a few items in words, the rest counted. */
+export function inWords(items: readonly string[], max = 5): string {
+  if (items.length <= 1) return items.join('');
+  if (items.length <= max) return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+  return listSome(items, max);
+}
+
 /** The `count` smallest items by `key`, in order, without sorting the whole list: O(n log count). */
 export function smallest<T>(items: Iterable<T>, count: number, key: (item: T) => string): T[] {
   const kept: Array<{ k: string; item: T }> = [];
