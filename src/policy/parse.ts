@@ -195,12 +195,89 @@ function describe(e: ErrorObject): FieldError {
 }
 
 /**
- * Checks that `raw` is a well-formed object of `kind`. On success the same object is returned,
- * typed. Errors name every bad field, deepest first by JSON type.
+ * What one profile may hold, checked on the raw object before the schema and the rules run, so
+ * no request buys more work than these allow. Each is far above any real profile:
+ * - 1,000 versions per list. Gardener's largest profiles hold a few hundred versions in their
+ *   longest list (tens of Kubernetes versions, image lists of up to a few hundred).
+ * - 200 machine images. Large profiles hold a few dozen.
+ * - 10,000 version entries per object, all lists together: ten full lists, about five times the
+ *   entries of the largest real profiles.
+ * - 16 lifecycle stages per version. A valid lifecycle has at most four (each classification
+ *   once); 16 leaves room for mistakes LIFECYCLE-ORDER can name, and anything longer is invalid.
+ * Objects read from the cluster are not held to them (see ParseOptions): they are stored already.
  */
-export function parsePolicedObject(kind: Kind, raw: unknown): ParseResult<PolicedObject> {
+export const LIMITS = {
+  versionsPerList: 1_000,
+  machineImages: 200,
+  versionEntries: 10_000,
+  lifecycleStages: 16,
+} as const;
+
+/** How many schema or limit errors a result names; the rest are counted. */
+export const MAX_FIELD_ERRORS = 20;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The limits `raw` exceeds, without looking at anything else (it is not checked yet). */
+export function limitErrors(kind: Kind, raw: unknown): FieldError[] {
+  if (kind === 'Shoot') return [];
+  const spec = (raw as { spec?: unknown }).spec;
+  if (spec === null || typeof spec !== 'object') return [];
+  const errors: FieldError[] = [];
+  let entries = 0;
+  const lists: Array<[string, unknown[]]> = [];
+  const list = (value: unknown, field: string) => {
+    if (!Array.isArray(value)) return;
+    entries += value.length;
+    lists.push([field, value]);
+    if (value.length > LIMITS.versionsPerList) {
+      errors.push({ field, message: `has ${count(value.length)} versions, more than the limit of ${count(LIMITS.versionsPerList)} per list` });
+    }
+  };
+  const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
+  list(kubernetes?.versions, 'spec.kubernetes.versions');
+  if (Array.isArray(machineImages)) {
+    if (machineImages.length > LIMITS.machineImages) {
+      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than the limit of ${count(LIMITS.machineImages)}` });
+    } else {
+      machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
+    }
+  }
+  if (entries > LIMITS.versionEntries) {
+    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than the limit of ${count(LIMITS.versionEntries)} per object` });
+  }
+  if (errors.length > 0) return errors;
+  for (const [field, versions] of lists) {
+    versions.forEach((v, i) => {
+      const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
+      if (Array.isArray(stages) && stages.length > LIMITS.lifecycleStages) {
+        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than the limit of ${LIMITS.lifecycleStages}` });
+      }
+    });
+  }
+  return errors;
+}
+
+export interface ParseOptions {
+  /**
+   * Hold the object to LIMITS (default). Off for objects read from the API server: they are stored
+   * already, and leaving one out of the cache would hide its Shoots or versions from IN-USE.
+   */
+  limits?: boolean;
+}
+
+/**
+ * Checks that `raw` is a well-formed object of `kind` within the limits. On success the same
+ * object is returned, typed. Errors name the bad fields (at most MAX_FIELD_ERRORS, the rest
+ * counted), deepest first by JSON type.
+ */
+export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions = {}): ParseResult<PolicedObject> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
+  }
+  if (opts.limits !== false) {
+    const over = limitErrors(kind, raw);
+    if (over.length > 0) return { ok: false, errors: capped(over) };
   }
   const validate = validators[kind];
   if (validate(raw)) return { ok: true, object: raw as PolicedObject };
@@ -214,7 +291,13 @@ export function parsePolicedObject(kind: Kind, raw: unknown): ParseResult<Police
       errors.push(d);
     }
   }
-  return { ok: false, errors };
+  return { ok: false, errors: capped(errors) };
+}
+
+function capped(errors: FieldError[]): FieldError[] {
+  if (errors.length <= MAX_FIELD_ERRORS) return errors;
+  const rest = errors.length - (MAX_FIELD_ERRORS - 1);
+  return [...errors.slice(0, MAX_FIELD_ERRORS - 1), { field: '', message: `and ${count(rest)} more problems` }];
 }
 
 export function formatFieldErrors(errors: readonly FieldError[]): string {
