@@ -6,6 +6,7 @@ import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import { mergeNamespacedProfile } from './merge.js';
 import type { Decision, PolicyRequest, Rule, RuleContext, Violation } from './rule.js';
+import { capViolations } from './rule.js';
 import { RULES } from './rules/index.js';
 import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, PolicedObject, Shoot } from './types.js';
 import { effectiveProfileRef } from './types.js';
@@ -50,7 +51,7 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
       else violations.push({ rule: rule.id, field: '', message: notReadyMessage(opts.state) });
       continue;
     }
-    appendAll(violations, rule.check(ctx));
+    appendAll(violations, capViolations(rule.id, rule.check(ctx)));
     if (rule.warnings) appendAll(warnings, rule.warnings(ctx));
   }
   for (const warn of WARNINGS) appendAll(warnings, warn(ctx));

@@ -37,6 +37,8 @@ export interface Violation {
   field: string;
   /** Lower-case, names the version(s) and the other side of any conflict. */
   message: string;
+  /** Set on the line that stands for violations left out by the cap (`and 950 more …`): how many. */
+  omitted?: number;
 }
 
 export interface PolicyRequest {
@@ -129,7 +131,39 @@ export function formatViolation(v: Violation): string {
   return v.field ? `[${v.rule}] ${v.field}: ${v.message}` : `[${v.rule}] ${v.message}`;
 }
 
-/** The message of a denial: every violation, as `formatViolation` writes it. */
+/**
+ * How many violations of one rule a decision keeps; the rest are counted in one line. Every rule
+ * keeps its first ones, so each rule that fired shows in the denial, the metrics and the log, and
+ * a decision holds at most RULE_IDS.length × (MAX_VIOLATIONS_PER_RULE + 1) violations.
+ */
+export const MAX_VIOLATIONS_PER_RULE = 50;
+
+/** The violations a rule reported, cut to MAX_VIOLATIONS_PER_RULE with a line counting the rest. */
+export function capViolations(rule: RuleId, found: readonly Violation[]): Violation[] {
+  if (found.length <= MAX_VIOLATIONS_PER_RULE) return found.slice();
+  const omitted = found.length - MAX_VIOLATIONS_PER_RULE;
+  return [...found.slice(0, MAX_VIOLATIONS_PER_RULE), { rule, field: '', message: `and ${omitted.toLocaleString('en-US')} more violations of this rule`, omitted }];
+}
+
+/** What a denial message lists at most: lines, characters per line, characters in all. */
+export const DENIAL_LIMITS = { lines: 20, lineLength: 1_000, length: 16_384 } as const;
+
+const clipLine = (line: string) => (line.length <= DENIAL_LIMITS.lineLength ? line : `${line.slice(0, DENIAL_LIMITS.lineLength - 1)}…`);
+
+/** The message of a denial: every violation, as `formatViolation` writes it, within DENIAL_LIMITS. */
 export function formatDenial(violations: readonly Violation[]): string {
-  return violations.map(formatViolation).join('; ');
+  const total = violations.reduce((n, v) => n + (v.omitted ?? 1), 0);
+  const lines: string[] = [];
+  let length = 0;
+  let listed = 0;
+  for (const v of violations) {
+    if (lines.length === DENIAL_LIMITS.lines) break;
+    const line = clipLine(formatViolation(v));
+    if (length + line.length > DENIAL_LIMITS.length) break;
+    lines.push(line);
+    length += line.length + 2;
+    listed += v.omitted ?? 1;
+  }
+  if (listed < total) lines.push(`and ${(total - listed).toLocaleString('en-US')} more violations; see version-policy check --output json`);
+  return lines.join('; ');
 }

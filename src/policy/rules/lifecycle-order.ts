@@ -128,7 +128,7 @@ export const lifecycleOrder: Rule = {
     const out: Violation[] = [];
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
-        if (hasLifecycle(v) || v.classification === 'expired') out.push(...judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate));
+        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate)) out.push(problem);
       });
     }
     return [...out, ...turnedUnavailable(ctx)];

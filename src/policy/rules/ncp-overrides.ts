@@ -109,7 +109,7 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
         ),
       );
     }
-    out.push(...checkImageVersions(img, j, parentImage, oldImage, parent));
+    for (const problem of checkImageVersions(img, j, parentImage, oldImage, parent)) out.push(problem);
   });
   return out;
 }
@@ -149,8 +149,7 @@ export const ncpOverrides: Rule = {
     const ncp = ctx.object!;
     const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
     const { out, parent } = checkParent(ncp, old, ctx);
-    out.push(...checkKubernetes(ncp, parent));
-    if (parent) out.push(...checkImages(ncp, old, parent));
-    return out;
+    const found = [...out, ...checkKubernetes(ncp, parent)];
+    return parent ? [...found, ...checkImages(ncp, old, parent)] : found;
   },
 };

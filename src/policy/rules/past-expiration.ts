@@ -39,9 +39,9 @@ function judge(ctx: ProfileWrite): Violation[] {
     list.versions.forEach((v, i) => {
       const before = matching?.get(v.version);
       if (before && sameClassificationFields(before, v)) return;
-      const previous = before ? expiriesOf(before, '') : [];
+      const previous = new Set(before ? expiriesOf(before, '').map((p) => p.at) : []);
       for (const e of expiriesOf(v, `${list.path}[${i}]`)) {
-        if (!(e.at <= ctx.now) || previous.some((p) => p.at === e.at)) continue;
+        if (!(e.at <= ctx.now) || previous.has(e.at)) continue;
         const how = before ? `is changed to ${e.label}` : `is added with ${e.label}`;
         out.push(
           violation(

@@ -137,8 +137,4 @@ export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Viola
   return [...own, ...fromMerge];
 }
 
-/** A few items of a list for a message, e.g. `1.30.0, 1.31.0 and 3 more`. */
-export function listSome(items: readonly string[], max = 5): string {
-  if (items.length <= max) return items.join(', ');
-  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
+export { listSome } from '../text.js';
