@@ -65,6 +65,23 @@ export function describeVersion(list: VersionList, v: ExpirableVersion): string 
   return list.image ? `machine image ${list.image.name} version ${v.version}` : `kubernetes version ${v.version}`;
 }
 
+/** How a rule names the entries of the request's own spec. */
+export type VersionNamer = (list: VersionList, v: ExpirableVersion) => { text: string; override: boolean };
+
+/**
+ * On a NamespacedCloudProfile an entry that names a version of the parent is an override of it
+ * (every Kubernetes entry is; an image entry when the parent has that image version), and the
+ * messages call it one. Elsewhere, and for the NCP's own image versions, describeVersion.
+ */
+export function versionNamer(ctx: ProfileWrite): VersionNamer {
+  if (ctx.kind !== 'NamespacedCloudProfile') return (list, v) => ({ text: describeVersion(list, v), override: false });
+  const parent = ctx.parent ? indexVersions(ctx.parent.spec) : NO_VERSIONS;
+  return (list, v) => {
+    const override = !list.image || parent.matching(list)?.has(v.version) === true;
+    return { text: override ? `the override of ${describeVersion(list, v)}` : describeVersion(list, v), override };
+  };
+}
+
 /** Another object's versions, to match entries of a list: Kubernetes by string, images by image name and string. */
 export interface VersionIndex {
   /** The other object's versions of the list's Kubernetes list or machine image, by version string. */
