@@ -107,7 +107,19 @@ const schemas: Record<Kind, object> = {
   CloudProfile: envelope('CloudProfile', false, {
     type: 'object',
     required: ['kubernetes', 'machineImages'],
-    properties: { kubernetes, machineImages: { type: 'array', items: machineImage } },
+    properties: {
+      kubernetes,
+      machineImages: { type: 'array', items: machineImage },
+      // What BASTION-IMAGE reads; Gardener requires the names it checks.
+      machineTypes: { type: 'array', items: { type: 'object', properties: { name: str, architecture: str } } },
+      bastion: {
+        type: 'object',
+        properties: {
+          machineImage: { type: 'object', required: ['name'], properties: { name: str, version: str } },
+          machineType: { type: 'object', required: ['name'], properties: { name: str } },
+        },
+      },
+    },
   }),
   NamespacedCloudProfile: envelope('NamespacedCloudProfile', true, {
     type: 'object',

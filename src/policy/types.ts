@@ -67,10 +67,26 @@ export interface MachineImage extends NamespacedMachineImage {
   versions: MachineImageVersion[];
 }
 
+export interface MachineType {
+  name: string;
+  /** Gardener defaults it to amd64 (without spec.machineCapabilities). */
+  architecture?: string;
+  [key: string]: unknown;
+}
+
+/** Where Gardener starts a Shoot's bastion host: an image of the profile (a version of it, if pinned) and a machine type. */
+export interface Bastion {
+  machineImage?: { name: string; version?: string };
+  machineType?: { name: string };
+  [key: string]: unknown;
+}
+
 export interface CloudProfileSpec {
   kubernetes: { versions: ExpirableVersion[]; [key: string]: unknown };
   machineImages: MachineImage[];
   machineCapabilities?: unknown[];
+  machineTypes?: MachineType[];
+  bastion?: Bastion;
   [key: string]: unknown;
 }
 

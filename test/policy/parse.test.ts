@@ -5,6 +5,7 @@ import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { mergedProfileOf } from '../../src/policy/evaluate.js';
 import { parsePolicedObject } from '../../src/policy/parse.js';
+import type { CloudProfile } from '../../src/policy/types.js';
 import { cloudProfile, decide, image, namespacedProfile } from '../helpers/objects.js';
 
 const withExpiry = (expirationDate: string) => cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', classification: 'deprecated', expirationDate }] });
@@ -51,4 +52,23 @@ t.test('a CloudProfile image still needs versions', async (t) => {
     decide({ operation: 'CREATE', object: empty }).violations.map((v) => `${v.rule} ${v.field}: ${v.message}`),
     ["MACHINE-IMAGES spec.machineImages[0].versions: must provide at least one version for the machine image 'gardenlinux'"],
   );
+});
+
+t.test('the bastion fields BASTION-IMAGE reads are typed', async (t) => {
+  const profile = () => cloudProfile() as CloudProfile & { spec: Record<string, unknown> };
+  const good = profile();
+  good.spec.bastion = { machineImage: { name: 'gardenlinux', version: '1592.1.0' }, machineType: { name: 'm5.large' } };
+  good.spec.machineTypes = [{ name: 'm5.large', architecture: 'amd64', cpu: '2' }];
+  t.ok(parsePolicedObject('CloudProfile', good).ok);
+  // As it may arrive: wrongly typed, so not a CloudProfile yet.
+  const bad = profile() as unknown as { spec: Record<string, unknown> };
+  bad.spec.bastion = { machineImage: { version: 1 }, machineType: {} };
+  bad.spec.machineTypes = [{ name: 'm5.large', architecture: 64 }];
+  const result = parsePolicedObject('CloudProfile', bad);
+  t.same(result.ok ? [] : result.errors.map((e) => e.field).sort(), [
+    'spec.bastion.machineImage.name',
+    'spec.bastion.machineImage.version',
+    'spec.bastion.machineType.name',
+    'spec.machineTypes[0].architecture',
+  ]);
 });
