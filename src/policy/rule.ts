@@ -151,7 +151,12 @@ export const DENIAL_LIMITS = { lines: 20, lineLength: 1_000, length: 16_384 } as
 
 const clipLine = (line: string) => (line.length <= DENIAL_LIMITS.lineLength ? line : `${line.slice(0, DENIAL_LIMITS.lineLength - 1)}…`);
 
-/** The message of a denial: every violation, as `formatViolation` writes it, within DENIAL_LIMITS. */
+/**
+ * The message of a denial: every violation as `formatViolation` writes it, within DENIAL_LIMITS.
+ * kubectl prints it after `admission webhook "…" denied the request: `, as it is. One violation
+ * stays on that line; several start on a line of their own each, after a count that ends that
+ * first line: `denied the request: 3 violations:`.
+ */
 export function formatDenial(violations: readonly Violation[]): string {
   const total = violations.reduce((n, v) => n + (v.omitted ?? 1), 0);
   const lines: string[] = [];
@@ -162,9 +167,10 @@ export function formatDenial(violations: readonly Violation[]): string {
     const line = clipLine(formatViolation(v));
     if (length + line.length > DENIAL_LIMITS.length) break;
     lines.push(line);
-    length += line.length + 2;
+    length += line.length + 1;
     listed += v.omitted ?? 1;
   }
   if (listed < total) lines.push(`and ${(total - listed).toLocaleString('en-US')} more violations; see version-policy check --output json`);
-  return lines.join('; ');
+  if (total === 1 && lines.length === 1) return lines[0]!;
+  return `${total.toLocaleString('en-US')} violations:\n${lines.join('\n')}`;
 }

@@ -60,8 +60,9 @@ t.test('a denial has code 403 and lists every violation as [RULE-ID] field: mess
   t.equal(r.status?.reason, 'Forbidden');
   t.equal(
     r.status?.message,
-    '[IN-USE] spec.kubernetes.versions[1]: unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'; ' +
-      '[IN-USE] spec.kubernetes.versions[2]: second violation of the same rule; ' +
+    '3 violations:\n' +
+      '[IN-USE] spec.kubernetes.versions[1]: unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'\n' +
+      '[IN-USE] spec.kubernetes.versions[2]: second violation of the same rule\n' +
       '[PAST-EXPIRATION] spec.kubernetes.versions[0].expirationDate: expiration date for version "1.29.0" is in the past',
   );
   t.same(r.warnings, ['a warning that travels with the denial']);
