@@ -28,6 +28,12 @@ interface Defaulted {
   neverExpires: boolean;
   /** Set when the version was already in the profile and adoptExisting took it over. */
   adopted?: Adoption;
+  /** What the new stages make of the version: its last new classification, or `reverted`/`capped`. */
+  outcome: string;
+  /** When the new stages say the version expires, if they do. */
+  expiry?: string;
+  /** Shoots forced off the version by that expiry (adopted versions only). */
+  forced: number;
 }
 
 /** `1.30.1`, or `machine image gardenlinux 1592.1.0`. */
@@ -37,19 +43,15 @@ function nameOf(s: Subject): string {
 
 const shootsText = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
 
-/** When the new stages say the version expires, if they do. */
-function expiryOf(d: Defaulted): string | undefined {
-  return d.next.news.find((s) => s.classification === 'expired')?.startTime;
-}
-
-/** Whether the expiry set here forces Shoots off the version. */
-function forcesShoots(d: Defaulted): number {
-  return d.adopted && expiryOf(d) !== undefined ? d.adopted.shoots : 0;
-}
-
-function outcome(d: Defaulted): string {
-  if (d.next.change === 'reverted' || d.next.change === 'capped') return d.next.change;
-  return d.next.news.filter((s) => s.classification !== 'expired').at(-1)?.classification ?? d.verdict.state;
+function outcomeOf(next: NextLifecycle, verdict: Verdict): { outcome: string; expiry?: string } {
+  if (next.change === 'reverted' || next.change === 'capped') return { outcome: next.change };
+  let outcome: string = verdict.state;
+  let expiry: string | undefined;
+  for (const s of next.news) {
+    if (s.classification === 'expired') expiry = s.startTime;
+    else outcome = s.classification;
+  }
+  return expiry === undefined ? { outcome } : { outcome, expiry };
 }
 
 const defaultedKind: WarningKind<Defaulted> = {
@@ -57,33 +59,33 @@ const defaultedKind: WarningKind<Defaulted> = {
     let why = reason(d);
     if (d.neverExpires && d.verdict.state === 'deprecated') why += '; the highest kubernetes version never expires';
     const adopted = d.adopted ? 'adopted, ' : '';
-    const shoots = forcesShoots(d);
-    const forced = shoots > 0 ? `; ${shootsText(shoots)} run it and will be force-updated from then` : '';
+    const forced = d.forced > 0 ? `; ${shootsText(d.forced)} run it and will be force-updated from then` : '';
     return `${nameOf(d.subject)}: ${what(d.next)} (${adopted}policy: ${why})${forced}`;
   },
   many(items) {
     const first = items[0]!;
     const span = versionSpan(items.map((d) => d.subject.version));
     const versions = `${countOf(items.length, first.subject.image)}${first.adopted ? ' already in the profile' : ''}`;
-    const expiry = expiryOf(first);
-    const shoots = items.reduce((n, d) => n + forcesShoots(d), 0);
+    const shoots = items.reduce((n, d) => n + d.forced, 0);
     const forced = shoots > 0 ? `; ${shootsText(shoots)} run them and will be force-updated from then` : '';
-    switch (outcome(first)) {
+    switch (first.outcome) {
       case 'reverted':
         return `${versions} are supported again (${span}), their deprecation withdrawn; see version-policy explain`;
       case 'capped':
         return `${versions} no longer expire (${span}): the highest kubernetes version never expires`;
       default:
-        return `${versions} get ${outcome(first)} (${span})${expiry ? `, expiring ${dayOf(expiry)}` : ''}${forced}; see version-policy explain`;
+        return `${versions} get ${first.outcome} (${span})${first.expiry ? `, expiring ${dayOf(first.expiry)}` : ''}${forced}; see version-policy explain`;
     }
   },
 };
 
+/** One warning per version; grouped by list, outcome, expiry day, and whether it was adopted and forces Shoots. */
 export function defaultedWarning(subject: Subject, verdict: Verdict, next: NextLifecycle, neverExpires: boolean, adopted?: Adoption): Warning {
-  const item: Defaulted = { subject, verdict, next, neverExpires, ...(adopted ? { adopted } : {}) };
-  const expiry = expiryOf(item);
-  const key = ['defaulted', subject.image ?? '', outcome(item), expiry ? dayOf(expiry) : '', adopted ? 'adopted' : '', forcesShoots(item) > 0 ? 'in use' : ''];
-  return warningOf(defaultedKind, key.join('\u0000'), item);
+  const { outcome, expiry } = outcomeOf(next, verdict);
+  const forced = adopted && expiry !== undefined ? adopted.shoots : 0;
+  const item: Defaulted = { subject, verdict, next, neverExpires, outcome, forced, ...(expiry !== undefined ? { expiry } : {}), ...(adopted ? { adopted } : {}) };
+  const key = `defaulted\u0000${subject.image ?? ''}\u0000${outcome}\u0000${expiry ? dayOf(expiry) : ''}\u0000${adopted ? 'adopted' : ''}\u0000${forced > 0 ? 'forced' : ''}`;
+  return warningOf(defaultedKind, key, item);
 }
 
 const leftKind: WarningKind<Subject> = {
