@@ -3,6 +3,8 @@
 // past) are the rules' business; this only guarantees that fields have the right JSON types.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { limitErrors } from './limits.js';
+import { formatCount } from './text.js';
 import type { Kind, PolicedObject } from './types.js';
 import { GROUP_VERSION } from './types.js';
 
@@ -176,6 +178,8 @@ export function isPolicedKind(kind: unknown): kind is Kind {
   return typeof kind === 'string' && (POLICED_KINDS as readonly string[]).includes(kind);
 }
 
+export { LIMITS } from './limits.js';
+
 export interface FieldError {
   field: string;
   message: string;
@@ -206,69 +210,8 @@ function describe(e: ErrorObject): FieldError {
   return { field: base, message: e.message ?? 'invalid' };
 }
 
-/**
- * What one profile may hold, checked on the raw object before the schema and the rules run, so
- * no request buys more work than these allow. Each is far above any real profile:
- * - 1,000 versions per list. Gardener's largest profiles hold a few hundred versions in their
- *   longest list (tens of Kubernetes versions, image lists of up to a few hundred).
- * - 200 machine images. Large profiles hold a few dozen.
- * - 10,000 version entries per object, all lists together: ten full lists, about five times the
- *   entries of the largest real profiles.
- * - 16 lifecycle stages per version. A valid lifecycle has at most four (each classification
- *   once); 16 leaves room for mistakes LIFECYCLE-ORDER can name, and anything longer is invalid.
- * Objects read from the cluster are not held to them (see ParseOptions): they are stored already.
- */
-export const LIMITS = {
-  versionsPerList: 1_000,
-  machineImages: 200,
-  versionEntries: 10_000,
-  lifecycleStages: 16,
-} as const;
-
 /** How many schema or limit errors a result names; the rest are counted. */
 export const MAX_FIELD_ERRORS = 20;
-
-const count = (n: number) => n.toLocaleString('en-US');
-
-/** The limits `raw` exceeds, without looking at anything else (it is not checked yet). */
-export function limitErrors(kind: Kind, raw: unknown): FieldError[] {
-  if (kind === 'Shoot') return [];
-  const spec = (raw as { spec?: unknown }).spec;
-  if (spec === null || typeof spec !== 'object') return [];
-  const errors: FieldError[] = [];
-  let entries = 0;
-  const lists: Array<[string, unknown[]]> = [];
-  const list = (value: unknown, field: string) => {
-    if (!Array.isArray(value)) return;
-    entries += value.length;
-    lists.push([field, value]);
-    if (value.length > LIMITS.versionsPerList) {
-      errors.push({ field, message: `has ${count(value.length)} versions, more than the limit of ${count(LIMITS.versionsPerList)} per list` });
-    }
-  };
-  const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
-  list(kubernetes?.versions, 'spec.kubernetes.versions');
-  if (Array.isArray(machineImages)) {
-    if (machineImages.length > LIMITS.machineImages) {
-      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than the limit of ${count(LIMITS.machineImages)}` });
-    } else {
-      machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
-    }
-  }
-  if (entries > LIMITS.versionEntries) {
-    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than the limit of ${count(LIMITS.versionEntries)} per object` });
-  }
-  if (errors.length > 0) return errors;
-  for (const [field, versions] of lists) {
-    versions.forEach((v, i) => {
-      const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
-      if (Array.isArray(stages) && stages.length > LIMITS.lifecycleStages) {
-        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than the limit of ${LIMITS.lifecycleStages}` });
-      }
-    });
-  }
-  return errors;
-}
 
 export interface ParseOptions {
   /**
@@ -309,7 +252,7 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
 function capped(errors: FieldError[]): FieldError[] {
   if (errors.length <= MAX_FIELD_ERRORS) return errors;
   const rest = errors.length - (MAX_FIELD_ERRORS - 1);
-  return [...errors.slice(0, MAX_FIELD_ERRORS - 1), { field: '', message: `and ${count(rest)} more problems` }];
+  return [...errors.slice(0, MAX_FIELD_ERRORS - 1), { field: '', message: `and ${formatCount(rest)} more problems` }];
 }
 
 export function formatFieldErrors(errors: readonly FieldError[]): string {
