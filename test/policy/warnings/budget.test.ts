@@ -123,10 +123,11 @@ const reviews: Array<[string, (p: CloudProfile, state: PolicedObject[]) => Decis
   ['UPDATE with defaulting off, with Shoots', (p, state) => decide({ operation: 'UPDATE', object: structuredClone(p), oldObject: p, state, lifecycleGate: false })],
 ];
 
+// Every review at the real size; at 100× the two that say the most (each costs about a second here).
 for (const scale of [1, 100]) {
   const profile = realistic(scale);
   const state = shootsOn(profile, 3);
-  for (const [name, run] of reviews) {
+  for (const [name, run] of scale === 1 ? reviews : [reviews[0]!, reviews[2]!]) {
     t.test(`${name}: ${profile.spec.kubernetes.versions.length} Kubernetes versions, 8 images × ${profile.spec.machineImages[0]!.versions.length}`, async (t) => {
       const d = run(profile, state);
       withinBudget(t, d.warnings, name);
