@@ -12,6 +12,10 @@ export interface LifecycleDefaultingConfig {
   expirationMaintained: string;
   expirationUnmaintained: string;
   machineImageExpiration: string;
+  /** Also default versions the stored object already had without a classification (off: only new versions). */
+  adoptExisting: boolean;
+  /** The least time an adopted version that Shoots run stays usable, as a Go duration. */
+  adoptionNotice: string;
 }
 
 export interface Config {
@@ -45,7 +49,9 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      properties: { VersionClassificationLifecycle: { type: 'boolean', default: true } },
+      // Gardener's gate is Alpha and off by default: a lifecycle written with it off is refused by
+      // a default gardener-apiserver, so the webhook only writes lifecycles where the operator says so.
+      properties: { VersionClassificationLifecycle: { type: 'boolean', default: false } },
     },
     rules: {
       type: 'object',
@@ -79,6 +85,8 @@ export const configSchema = {
             expirationMaintained: { ...duration, default: '2880h' },
             expirationUnmaintained: { ...duration, default: '720h' },
             machineImageExpiration: { ...duration, default: '2880h' },
+            adoptExisting: { type: 'boolean', default: false },
+            adoptionNotice: { ...duration, default: '720h' },
           },
         },
       },

@@ -8,9 +8,17 @@ import { parseDuration } from '../src/policy/duration.js';
 
 t.test('every key is optional and the defaults are the product recommendation', async (t) => {
   const c = defaultConfig();
-  t.equal(c.featureGates.VersionClassificationLifecycle, true, 'the lifecycle gate defaults to on');
+  t.equal(c.featureGates.VersionClassificationLifecycle, false, "the lifecycle gate defaults to off, as Gardener's Alpha gate does");
   for (const id of RULE_IDS) t.equal(c.rules[id].enabled, true, `${id} is on by default`);
-  t.same(c.defaulting.lifecycle, { enabled: true, maintainedMinors: 3, expirationMaintained: '2880h', expirationUnmaintained: '720h', machineImageExpiration: '2880h' });
+  t.same(c.defaulting.lifecycle, {
+    enabled: true,
+    maintainedMinors: 3,
+    expirationMaintained: '2880h',
+    expirationUnmaintained: '720h',
+    machineImageExpiration: '2880h',
+    adoptExisting: false,
+    adoptionNotice: '720h',
+  });
   t.equal(c.server.port, 9443);
   t.equal(c.server.bodyLimitBytes, 7 * 1024 * 1024);
   t.equal(c.cluster.enabled, true);
@@ -20,6 +28,20 @@ t.test('every rule can be switched off, and the rest keep their defaults', async
   const c = resolveConfig({ rules: { 'PAST-EXPIRATION': { enabled: false } } });
   t.equal(c.rules['PAST-EXPIRATION'].enabled, false);
   t.equal(c.rules['IN-USE'].enabled, true);
+});
+
+t.test('lifecycle adoption is opt-in, with a notice in Go duration syntax', async (t) => {
+  const c = resolveConfig({ defaulting: { lifecycle: { adoptExisting: true, adoptionNotice: '1440h' } } });
+  t.equal(c.defaulting.lifecycle.adoptExisting, true);
+  t.equal(parseDuration(c.defaulting.lifecycle.adoptionNotice), 60 * 24 * 3_600_000);
+  t.equal(c.defaulting.lifecycle.enabled, true, 'the other lifecycle keys keep their defaults');
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptionNotice: '30d' } } }), { message: /defaulting\.lifecycle\.adoptionNotice/ });
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptExisting: 'yes' } } }), { message: /defaulting\.lifecycle\.adoptExisting/ });
+});
+
+t.test('the gate is on only where the config says so', async (t) => {
+  t.equal(resolveConfig({ featureGates: { VersionClassificationLifecycle: true } }).featureGates.VersionClassificationLifecycle, true);
+  t.equal(resolveConfig({ featureGates: {} }).featureGates.VersionClassificationLifecycle, false);
 });
 
 t.test('bad config is refused with the key named', async (t) => {

@@ -56,6 +56,7 @@ function when(r: ForcedUpdateRow, now: number): string {
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   if (rows.length === 0) return '(none)';
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  // Reduced, not spread into Math.max: a profile may have more rows than a call takes arguments.
+  const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0));
   return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
 }

@@ -89,5 +89,6 @@ export function trimObject(kind: Kind, raw: unknown): ParseResult<PolicedObject>
   const metadata = trimMetadata(asObject(o.metadata) ?? {}, kind);
   // Profiles are read whole (every rule looks at their versions); only status goes.
   const spec = kind === 'Shoot' ? trimShootSpec(asObject(o.spec) ?? {}) : o.spec;
-  return parsePolicedObject(kind, { apiVersion: GROUP_VERSION, kind, metadata, spec });
+  // Stored objects are not held to the request limits: leaving one out would hide its users.
+  return parsePolicedObject(kind, { apiVersion: GROUP_VERSION, kind, metadata, spec }, { limits: false });
 }

@@ -6,9 +6,12 @@ import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import { mergeNamespacedProfile } from './merge.js';
 import type { Decision, PolicyRequest, Rule, RuleContext, Violation } from './rule.js';
+import { capViolations } from './rule.js';
 import { RULES } from './rules/index.js';
 import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, PolicedObject, Shoot } from './types.js';
 import { effectiveProfileRef } from './types.js';
+import type { Warning } from './warning.js';
+import { allWarningTexts, budgetWarnings } from './warnings/budget.js';
 import { WARNINGS } from './warnings/index.js';
 
 export interface EvaluateOptions {
@@ -34,13 +37,13 @@ export function notReadyMessage(state: ClusterState): string {
 }
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
-  const mutation = applyMutatingPath(request, opts.now, opts.config);
+  const mutation = applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
   const object = mutation?.object ?? request.object;
   const ctx = buildContext(request, object, opts);
 
   const violations: Violation[] = [];
   const notes: string[] = [];
-  const warnings: string[] = [...(mutation?.warnings ?? [])];
+  const warnings: Warning[] = mutation ? mutation.warnings.slice() : [];
   for (const rule of opts.rules ?? RULES) {
     if (!ruleEnabled(opts.config, rule.id) || !rule.appliesTo(ctx)) continue;
     if (!opts.state.synced && rule.needsState?.(ctx)) {
@@ -48,20 +51,36 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
       else violations.push({ rule: rule.id, field: '', message: notReadyMessage(opts.state) });
       continue;
     }
-    violations.push(...rule.check(ctx));
-    if (rule.warnings) warnings.push(...rule.warnings(ctx));
+    appendAll(violations, capViolations(rule.id, rule.check(ctx)));
+    if (rule.warnings) appendAll(warnings, rule.warnings(ctx));
   }
-  for (const warn of WARNINGS) warnings.push(...warn(ctx));
+  for (const warn of WARNINGS) appendAll(warnings, warn(ctx));
 
-  return {
+  return decision({
     allowed: violations.length === 0,
     violations,
-    warnings,
-    allWarnings: warnings,
+    warnings: budgetWarnings(warnings),
     notes,
     ...(object && request.operation !== 'DELETE' ? { object } : {}),
     mutated: mutation?.mutated ?? false,
-  };
+  }, warnings);
+}
+
+/** Appends without spreading `items` into a call: a spread of a long list overflows the stack. */
+function appendAll<T>(into: T[], items: readonly T[]): void {
+  for (const item of items) into.push(item);
+}
+
+/**
+ * The decision, with `allWarnings` built on first read: most reviews are answered from the
+ * budgeted list alone, and the full texts of a large profile cost more than every rule together.
+ */
+function decision(d: Omit<Decision, 'allWarnings'>, warnings: readonly Warning[]): Decision {
+  let all: string[] | undefined;
+  return Object.defineProperty(d, 'allWarnings', {
+    enumerable: true,
+    get: () => (all ??= allWarningTexts(warnings)),
+  }) as Decision;
 }
 
 /** The merged spec of a NamespacedCloudProfile, when its parent is in the state. */

@@ -5,8 +5,8 @@ import type { TimeWindow } from './maintenance.js';
 import { maintenanceWindowOf, nextWindowStart } from './maintenance.js';
 import type { ForcedUpdate } from './update-path.js';
 import { kubernetesForcedUpdate, machineImageForcedUpdate, strategyOf } from './update-path.js';
-import type { CloudProfileSpec, ExpirableVersion, Shoot } from './types.js';
-import { expiryInstant } from './versions.js';
+import type { CloudProfileSpec, ExpirableVersion, MachineImage, Shoot } from './types.js';
+import { expiryInstant, stagesOf } from './versions.js';
 
 /** One place a Shoot names a version. A pool without its own Kubernetes version is not one. */
 export type ShootVersionUse =
@@ -43,15 +43,92 @@ export interface ForcedUpdatePlan {
   update: ForcedUpdate;
 }
 
+/** A profile's versions by list and version string, built once per review instead of a scan per use. */
+export interface ProfileEntries {
+  readonly kubernetesVersions: readonly ExpirableVersion[];
+  entry(use: Pick<ShootVersionUse, 'kind' | 'version'> & { image?: string }): ExpirableVersion | undefined;
+  image(name: string): MachineImage | undefined;
+}
+
+export function profileEntries(profile: CloudProfileSpec): ProfileEntries {
+  const kubernetes = firstByVersion(profile.kubernetes.versions);
+  const images = new Map<string, { image: MachineImage; versions?: Map<string, ExpirableVersion> }>();
+  for (const image of profile.machineImages) if (!images.has(image.name)) images.set(image.name, { image });
+  return {
+    kubernetesVersions: profile.kubernetes.versions,
+    entry(use) {
+      if (use.kind === 'kubernetes') return kubernetes.get(use.version);
+      const found = use.image === undefined ? undefined : images.get(use.image);
+      if (!found) return undefined;
+      found.versions ??= firstByVersion(found.image.versions);
+      return found.versions.get(use.version);
+    },
+    image: (name) => images.get(name)?.image,
+  };
+}
+
+function firstByVersion(versions: readonly ExpirableVersion[]): Map<string, ExpirableVersion> {
+  const out = new Map<string, ExpirableVersion>();
+  for (const v of versions) if (!out.has(v.version)) out.set(v.version, v);
+  return out;
+}
+
 /** The profile entry of a used version, or undefined when the profile does not offer it. */
 export function entryOf(profile: CloudProfileSpec, use: Pick<ShootVersionUse, 'kind' | 'version'> & { image?: string }): ExpirableVersion | undefined {
-  const versions = use.kind === 'kubernetes' ? profile.kubernetes.versions : profile.machineImages.find((m) => m.name === use.image)?.versions;
-  return versions?.find((v) => v.version === use.version);
+  return profileEntries(profile).entry(use);
+}
+
+/**
+ * The forced updates of every Shoot on one profile. Which version a forced update picks depends
+ * only on the used version and on which stage starts lie before the update runs, so the answer is
+ * remembered per version and per span between stage starts: the cost grows with the profile's
+ * versions, not with its Shoots.
+ */
+export class ForcedUpdatePlanner {
+  private readonly entries: ProfileEntries;
+  private readonly starts: number[];
+  private readonly known = new Map<string, ForcedUpdate>();
+
+  constructor(profile: CloudProfileSpec) {
+    this.entries = profileEntries(profile);
+    const starts = new Set<number>();
+    const collect = (versions: readonly ExpirableVersion[]) => {
+      for (const v of versions) for (const s of stagesOf(v)) if (Number.isFinite(s.start)) starts.add(s.start);
+    };
+    collect(profile.kubernetes.versions);
+    for (const image of profile.machineImages) collect(image.versions);
+    this.starts = [...starts].sort((a, b) => a - b);
+  }
+
+  plan(shoot: Shoot, use: ShootVersionUse, now: number): ForcedUpdatePlan | undefined {
+    return planWith(this.entries, shoot, use, now, (when) => {
+      const key = `${use.kind}\u0000${use.kind === 'machine-image' ? use.image : ''}\u0000${use.version}\u0000${startsBefore(this.starts, when)}`;
+      let update = this.known.get(key);
+      if (!update) this.known.set(key, (update = forcedUpdate(this.entries, use, when)));
+      return update;
+    });
+  }
+}
+
+/** How many of the sorted instants lie strictly before `t`: every classification at `t` follows from it. */
+function startsBefore(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The forced update ahead of a used version; undefined when the version never expires. */
-export function planForcedUpdate(profile: CloudProfileSpec, shoot: Shoot, use: ShootVersionUse, now: number): ForcedUpdatePlan | undefined {
-  const entry = entryOf(profile, use);
+export function planForcedUpdate(profile: CloudProfileSpec, shoot: Shoot, use: ShootVersionUse, now: number, entries = profileEntries(profile)): ForcedUpdatePlan | undefined {
+  return planWith(entries, shoot, use, now, (when) => forcedUpdate(entries, use, when));
+}
+
+function planWith(entries: ProfileEntries, shoot: Shoot, use: ShootVersionUse, now: number, update: (when: number) => ForcedUpdate): ForcedUpdatePlan | undefined {
+  const entry = entries.entry(use);
   const expiresAt = entry ? expiryInstant(entry) : undefined;
   if (expiresAt === undefined || Number.isNaN(expiresAt)) return undefined;
   const window = maintenanceWindowOf(shoot);
@@ -59,12 +136,11 @@ export function planForcedUpdate(profile: CloudProfileSpec, shoot: Shoot, use: S
   const at = window ? nextWindowStart(window, after) : undefined;
   // Candidates are classified when the update runs; without a window, at the expiry.
   const when = at ?? after;
-  let update: ForcedUpdate;
-  if (use.kind === 'kubernetes') {
-    update = kubernetesForcedUpdate(use.version, profile.kubernetes.versions, when);
-  } else {
-    const image = profile.machineImages.find((m) => m.name === use.image)!;
-    update = machineImageForcedUpdate(use.version, image.versions, strategyOf(image), when);
-  }
-  return { expiresAt, ...(window ? { window } : {}), ...(at !== undefined ? { at } : {}), update };
+  return { expiresAt, ...(window ? { window } : {}), ...(at !== undefined ? { at } : {}), update: update(when) };
+}
+
+function forcedUpdate(entries: ProfileEntries, use: ShootVersionUse, when: number): ForcedUpdate {
+  if (use.kind === 'kubernetes') return kubernetesForcedUpdate(use.version, entries.kubernetesVersions, when);
+  const image = entries.image(use.image)!;
+  return machineImageForcedUpdate(use.version, image.versions, strategyOf(image), when);
 }

@@ -8,6 +8,7 @@ import type {
   MachineImage,
   MachineImageVersion,
   NamespacedCloudProfileSpec,
+  NamespacedMachineImage,
 } from './types.js';
 
 /** A parent entry as an override leaves it: the override's expirationDate (set or unset), nothing else. */
@@ -31,7 +32,7 @@ function mergeVersions<T extends ExpirableVersion>(parent: readonly T[], overrid
   return merged;
 }
 
-function mergeImages(parent: readonly MachineImage[], overrides: readonly MachineImage[]): MachineImage[] {
+function mergeImages(parent: readonly MachineImage[], overrides: readonly NamespacedMachineImage[]): MachineImage[] {
   const byName = new Map(overrides.map((o) => [o.name, o]));
   const merged = parent.map((p): MachineImage => {
     const o = byName.get(p.name);
@@ -43,7 +44,8 @@ function mergeImages(parent: readonly MachineImage[], overrides: readonly Machin
     };
   });
   const inParent = new Set(parent.map((p) => p.name));
-  for (const o of overrides) if (!inParent.has(o.name)) merged.push(o);
+  // An image of the NCP's own without versions is MACHINE-IMAGES' to report; merged, it has none.
+  for (const o of overrides) if (!inParent.has(o.name)) merged.push({ ...o, versions: o.versions ?? [] });
   return merged;
 }
 

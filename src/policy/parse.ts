@@ -3,6 +3,8 @@
 // past) are the rules' business; this only guarantees that fields have the right JSON types.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { limitErrors } from './limits.js';
+import { formatCount } from './text.js';
 import type { Kind, PolicedObject } from './types.js';
 import { GROUP_VERSION } from './types.js';
 
@@ -47,11 +49,13 @@ const machineImageVersion = {
   },
 } as const;
 
-const machineImage = {
-  type: 'object',
-  required: ['name', 'versions'],
-  properties: { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } },
-} as const;
+const machineImageProperties = { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } } as const;
+
+const machineImage = { type: 'object', required: ['name', 'versions'], properties: machineImageProperties } as const;
+
+// POLICY.md MACHINE-IMAGES: "NCP: versions may be empty". An NCP entry may override a parent
+// image's updateStrategy alone; an image of the NCP's own needs versions, which MACHINE-IMAGES says.
+const namespacedMachineImage = { type: 'object', required: ['name'], properties: machineImageProperties } as const;
 
 const kubernetes = {
   type: 'object',
@@ -105,7 +109,19 @@ const schemas: Record<Kind, object> = {
   CloudProfile: envelope('CloudProfile', false, {
     type: 'object',
     required: ['kubernetes', 'machineImages'],
-    properties: { kubernetes, machineImages: { type: 'array', items: machineImage } },
+    properties: {
+      kubernetes,
+      machineImages: { type: 'array', items: machineImage },
+      // What BASTION-IMAGE reads; Gardener requires the names it checks.
+      machineTypes: { type: 'array', items: { type: 'object', properties: { name: str, architecture: str } } },
+      bastion: {
+        type: 'object',
+        properties: {
+          machineImage: { type: 'object', required: ['name'], properties: { name: str, version: str } },
+          machineType: { type: 'object', required: ['name'], properties: { name: str } },
+        },
+      },
+    },
   }),
   NamespacedCloudProfile: envelope('NamespacedCloudProfile', true, {
     type: 'object',
@@ -113,7 +129,7 @@ const schemas: Record<Kind, object> = {
     properties: {
       parent: { type: 'object', required: ['kind', 'name'], properties: { kind: str, name: str } },
       kubernetes,
-      machineImages: { type: 'array', items: machineImage },
+      machineImages: { type: 'array', items: namespacedMachineImage },
     },
   }),
   Shoot: envelope('Shoot', true, {
@@ -162,6 +178,8 @@ export function isPolicedKind(kind: unknown): kind is Kind {
   return typeof kind === 'string' && (POLICED_KINDS as readonly string[]).includes(kind);
 }
 
+export { LIMITS } from './limits.js';
+
 export interface FieldError {
   field: string;
   message: string;
@@ -192,13 +210,29 @@ function describe(e: ErrorObject): FieldError {
   return { field: base, message: e.message ?? 'invalid' };
 }
 
+/** How many schema or limit errors a result names; the rest are counted. */
+export const MAX_FIELD_ERRORS = 20;
+
+export interface ParseOptions {
+  /**
+   * Hold the object to LIMITS (default). Off for objects read from the API server: they are stored
+   * already, and leaving one out of the cache would hide its Shoots or versions from IN-USE.
+   */
+  limits?: boolean;
+}
+
 /**
- * Checks that `raw` is a well-formed object of `kind`. On success the same object is returned,
- * typed. Errors name every bad field, deepest first by JSON type.
+ * Checks that `raw` is a well-formed object of `kind` within the limits. On success the same
+ * object is returned, typed. Errors name the bad fields (at most MAX_FIELD_ERRORS, the rest
+ * counted), deepest first by JSON type.
  */
-export function parsePolicedObject(kind: Kind, raw: unknown): ParseResult<PolicedObject> {
+export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions = {}): ParseResult<PolicedObject> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
+  }
+  if (opts.limits !== false) {
+    const over = limitErrors(kind, raw);
+    if (over.length > 0) return { ok: false, errors: capped(over) };
   }
   const validate = validators[kind];
   if (validate(raw)) return { ok: true, object: raw as PolicedObject };
@@ -212,7 +246,13 @@ export function parsePolicedObject(kind: Kind, raw: unknown): ParseResult<Police
       errors.push(d);
     }
   }
-  return { ok: false, errors };
+  return { ok: false, errors: capped(errors) };
+}
+
+function capped(errors: FieldError[]): FieldError[] {
+  if (errors.length <= MAX_FIELD_ERRORS) return errors;
+  const rest = errors.length - (MAX_FIELD_ERRORS - 1);
+  return [...errors.slice(0, MAX_FIELD_ERRORS - 1), { field: '', message: `and ${formatCount(rest)} more problems` }];
 }
 
 export function formatFieldErrors(errors: readonly FieldError[]): string {

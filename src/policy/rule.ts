@@ -10,6 +10,7 @@ import type {
   PolicedObject,
   Shoot,
 } from './types.js';
+import type { Warning } from './warning.js';
 
 /** Every rule ID of POLICY.md. The ID is the label in messages, metrics, config and tests. */
 export const RULE_IDS = [
@@ -25,6 +26,7 @@ export const RULE_IDS = [
   'SHOOT-VERSION-AVAILABLE',
   'SHOOT-NO-DOWNGRADE',
   'SHOOT-NO-MINOR-SKIP',
+  'BASTION-IMAGE',
   'DEFAULT-GARDENER',
   'DEFAULT-LIFECYCLE',
 ] as const;
@@ -36,6 +38,8 @@ export interface Violation {
   field: string;
   /** Lower-case, names the version(s) and the other side of any conflict. */
   message: string;
+  /** Set on the line that stands for violations left out by the cap (`and 950 more …`): how many. */
+  omitted?: number;
 }
 
 export interface PolicyRequest {
@@ -120,7 +124,7 @@ export interface Rule {
   needsState?(ctx: RuleContext): boolean;
   check(ctx: RuleContext): Violation[];
   /** Things worth saying that do not deny. */
-  warnings?(ctx: RuleContext): string[];
+  warnings?(ctx: RuleContext): Warning[];
 }
 
 /** Formats a violation the way every denial lists it. */
@@ -128,7 +132,45 @@ export function formatViolation(v: Violation): string {
   return v.field ? `[${v.rule}] ${v.field}: ${v.message}` : `[${v.rule}] ${v.message}`;
 }
 
-/** The message of a denial: every violation, as `formatViolation` writes it. */
+/**
+ * How many violations of one rule a decision keeps; the rest are counted in one line. Every rule
+ * keeps its first ones, so each rule that fired shows in the denial, the metrics and the log, and
+ * a decision holds at most RULE_IDS.length × (MAX_VIOLATIONS_PER_RULE + 1) violations.
+ */
+export const MAX_VIOLATIONS_PER_RULE = 50;
+
+/** The violations a rule reported, cut to MAX_VIOLATIONS_PER_RULE with a line counting the rest. */
+export function capViolations(rule: RuleId, found: readonly Violation[]): Violation[] {
+  if (found.length <= MAX_VIOLATIONS_PER_RULE) return found.slice();
+  const omitted = found.length - MAX_VIOLATIONS_PER_RULE;
+  return [...found.slice(0, MAX_VIOLATIONS_PER_RULE), { rule, field: '', message: `and ${omitted.toLocaleString('en-US')} more violations of this rule`, omitted }];
+}
+
+/** What a denial message lists at most: lines, characters per line, characters in all. */
+export const DENIAL_LIMITS = { lines: 20, lineLength: 1_000, length: 16_384 } as const;
+
+const clipLine = (line: string) => (line.length <= DENIAL_LIMITS.lineLength ? line : `${line.slice(0, DENIAL_LIMITS.lineLength - 1)}…`);
+
+/**
+ * The message of a denial: every violation as `formatViolation` writes it, within DENIAL_LIMITS.
+ * kubectl prints it after `admission webhook "…" denied the request: `, as it is. One violation
+ * stays on that line; several start on a line of their own each, after a count that ends that
+ * first line: `denied the request: 3 violations:`.
+ */
 export function formatDenial(violations: readonly Violation[]): string {
-  return violations.map(formatViolation).join('; ');
+  const total = violations.reduce((n, v) => n + (v.omitted ?? 1), 0);
+  const lines: string[] = [];
+  let length = 0;
+  let listed = 0;
+  for (const v of violations) {
+    if (lines.length === DENIAL_LIMITS.lines) break;
+    const line = clipLine(formatViolation(v));
+    if (length + line.length > DENIAL_LIMITS.length) break;
+    lines.push(line);
+    length += line.length + 1;
+    listed += v.omitted ?? 1;
+  }
+  if (listed < total) lines.push(`and ${(total - listed).toLocaleString('en-US')} more violations; see version-policy check --output json`);
+  if (total === 1 && lines.length === 1) return lines[0]!;
+  return `${total.toLocaleString('en-US')} violations:\n${lines.join('\n')}`;
 }

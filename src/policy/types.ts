@@ -55,10 +55,29 @@ export interface MachineImageVersion extends ExpirableVersion {
   capabilityFlavors?: unknown[];
 }
 
-export interface MachineImage {
+/** A machine image entry as a NamespacedCloudProfile may write it: one that only overrides a parent image's updateStrategy has no versions. */
+export interface NamespacedMachineImage {
   name: string;
   updateStrategy?: string;
+  versions?: MachineImageVersion[];
+  [key: string]: unknown;
+}
+
+export interface MachineImage extends NamespacedMachineImage {
   versions: MachineImageVersion[];
+}
+
+export interface MachineType {
+  name: string;
+  /** Gardener defaults it to amd64 (without spec.machineCapabilities). */
+  architecture?: string;
+  [key: string]: unknown;
+}
+
+/** Where Gardener starts a Shoot's bastion host: an image of the profile (a version of it, if pinned) and a machine type. */
+export interface Bastion {
+  machineImage?: { name: string; version?: string };
+  machineType?: { name: string };
   [key: string]: unknown;
 }
 
@@ -66,6 +85,8 @@ export interface CloudProfileSpec {
   kubernetes: { versions: ExpirableVersion[]; [key: string]: unknown };
   machineImages: MachineImage[];
   machineCapabilities?: unknown[];
+  machineTypes?: MachineType[];
+  bastion?: Bastion;
   [key: string]: unknown;
 }
 
@@ -80,7 +101,7 @@ export interface CloudProfile {
 export interface NamespacedCloudProfileSpec {
   parent: { kind: string; name: string };
   kubernetes?: { versions: ExpirableVersion[]; [key: string]: unknown };
-  machineImages?: MachineImage[];
+  machineImages?: NamespacedMachineImage[];
   [key: string]: unknown;
 }
 

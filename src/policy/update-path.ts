@@ -117,7 +117,7 @@ function nextHigher(all: readonly Candidate[], inScope: (c: Candidate) => boolea
   const scoped = qualifying(all).filter(inScope);
   const lowestGroup = (pool: readonly Candidate[]) => {
     if (pool.length === 0) return undefined;
-    const k = Math.min(...pool.map(key));
+    const k = pool.reduce((low, c) => Math.min(low, key(c)), Number.POSITIVE_INFINITY);
     return highest(pool.filter((c) => key(c) === k));
   };
   const fresh = lowestGroup(scoped.filter((c) => c.classification !== 'expired'));

@@ -3,6 +3,7 @@
 // Shoot that reaches a CloudProfile only through a deleting NamespacedCloudProfile goes with it.
 import type { ClusterState, VersionUse } from '../cluster/state.js';
 import type { NamespacedCloudProfile, ProfileRef } from './types.js';
+import { formatCount, listSome, smallest } from './text.js';
 import { objectKey } from './types.js';
 
 /** How many users a message names before it only counts the rest. */
@@ -44,19 +45,12 @@ export function liveUses(sources: readonly UserSource[], lookup: (ref: ProfileRe
   return out;
 }
 
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+/** At most `LISTED_USERS` of the items named, smallest key first, the rest counted; text is built only for the named ones. */
+export function cappedList<T>(items: readonly T[], key: (item: T) => string, text: (item: T) => string): string {
+  const named = smallest(items, LISTED_USERS, key).map(text).join(', ');
+  const rest = items.length - LISTED_USERS;
+  return rest > 0 ? `${named} and ${formatCount(rest)} more (${formatCount(items.length)} in total)` : named;
 }
-
-/** Sorted entries, at most `LISTED_USERS` of them named, the rest counted. */
-export function cappedList(entries: ReadonlyArray<{ key: string; text: string }>): string {
-  const sorted = [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const named = sorted.slice(0, LISTED_USERS).map((e) => e.text).join(', ');
-  const rest = sorted.length - LISTED_USERS;
-  return rest > 0 ? `${named} and ${formatCount(rest)} more (${formatCount(sorted.length)} in total)` : named;
-}
-
-const quoteList = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
 
 /**
  * One entry per Shoot, in Gardener's words: `shoot 'ns/name'` for a control plane,
@@ -71,17 +65,20 @@ export function describeShootUses(uses: readonly SourcedUse[]): string {
     if (use.via === 'control-plane') entry.controlPlane = true;
     else entry.workers.add(use.worker);
   }
-  const entries = [...byShoot].map(([key, e]) => {
-    const workers = [...e.workers].sort();
-    let text = `shoot '${key}'`;
-    if (workers.length > 0) {
-      const pools = `${workers.length === 1 ? 'worker' : 'workers'} ${quoteList(workers)}`;
-      text += e.controlPlane ? ` by its control plane and ${pools}` : ` by ${pools}`;
-    }
-    if (e.via) text += ` (via NamespacedCloudProfile '${objectKey(e.via)}')`;
-    return { key, text };
-  });
-  return cappedList(entries);
+  return cappedList(
+    [...byShoot],
+    ([key]) => key,
+    ([key, e]) => {
+      const workers = [...e.workers].sort();
+      let text = `shoot '${key}'`;
+      if (workers.length > 0) {
+        const pools = `${workers.length === 1 ? 'worker' : 'workers'} ${listSome(workers.map((w) => `"${w}"`), 5)}`;
+        text += e.controlPlane ? ` by its control plane and ${pools}` : ` by ${pools}`;
+      }
+      if (e.via) text += ` (via NamespacedCloudProfile '${objectKey(e.via)}')`;
+      return text;
+    },
+  );
 }
 
 /** Distinct Shoots among `uses`. */

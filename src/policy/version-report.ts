@@ -4,7 +4,7 @@
 // the cluster state and `now` in, the report out (`explain` prints it).
 import type { ClusterState } from '../cluster/state.js';
 import type { ShootVersionUse } from './forced-update.js';
-import { describeUse, placeOf, planForcedUpdate, versionUsesOf } from './forced-update.js';
+import { describeUse, ForcedUpdatePlanner, placeOf, versionUsesOf } from './forced-update.js';
 import type { TimeWindow } from './maintenance.js';
 import type { UpdateStrategy } from './update-path.js';
 import type { ManagedVersions } from './defaulting/managed-annotation.js';
@@ -76,18 +76,20 @@ export interface ReportInput {
 export function buildProfileReport(input: ReportInput): ProfileReport {
   const { ref, spec, state, now } = input;
   const shoots = state.shootsUsing(ref).filter(live).sort(byKey);
-  const forcedUpdates = shoots.flatMap((s) => versionUsesOf(s).flatMap((use) => forcedUpdateRow(spec, s, use, now)));
+  const planner = new ForcedUpdatePlanner(spec);
+  const forcedUpdates: ForcedUpdateRow[] = [];
+  for (const s of shoots) for (const use of versionUsesOf(s)) forcedUpdateRow(forcedUpdates, planner, s, use, now);
   forcedUpdates.sort((a, b) => whenOf(a, now) - whenOf(b, now) || a.shoot.localeCompare(b.shoot) || a.place.localeCompare(b.place));
   return {
     kind: ref.kind,
     name: ref.name,
     namespace: ref.kind === 'NamespacedCloudProfile' ? ref.namespace : null,
     parent: input.parent ?? null,
-    kubernetes: rows(spec.kubernetes.versions, now, input.managed.kubernetes, (v) => countShoots(state.kubernetesVersionUsers(ref, v))),
+    kubernetes: rows(spec.kubernetes.versions, now, input.managed.kubernetes, (v) => state.kubernetesVersionShootCount(ref, v)),
     machineImages: spec.machineImages.map((image) => ({
       name: image.name,
       updateStrategy: strategyOf(image),
-      versions: rows(image.versions, now, input.managed.machineImages.get(image.name) ?? NONE, (v) => countShoots(state.machineImageVersionUsers(ref, image.name, v))),
+      versions: rows(image.versions, now, input.managed.machineImages.get(image.name) ?? NONE, (v) => state.machineImageVersionShootCount(ref, image.name, v)),
     })),
     forcedUpdates,
     warnings: forcedUpdates.filter((f) => f.to === null).map((f) => failureWarning(f, now)),
@@ -114,25 +116,23 @@ function rows(versions: readonly ExpirableVersion[], now: number, managed: Reado
     });
 }
 
-function forcedUpdateRow(spec: CloudProfileSpec, shoot: Shoot, use: ShootVersionUse, now: number): ForcedUpdateRow[] {
-  const plan = planForcedUpdate(spec, shoot, use, now);
-  if (!plan) return [];
+function forcedUpdateRow(out: ForcedUpdateRow[], planner: ForcedUpdatePlanner, shoot: Shoot, use: ShootVersionUse, now: number): void {
+  const plan = planner.plan(shoot, use, now);
+  if (!plan) return;
   const u = plan.update;
-  return [
-    {
-      shoot: objectKey(shoot),
-      place: placeOf(use),
-      kind: use.kind,
-      image: use.kind === 'machine-image' ? use.image : null,
-      from: use.version,
-      to: u.found ? u.version : null,
-      toExpired: u.found && u.expired,
-      problem: u.found ? null : u.reason,
-      expiresAt: Number.isFinite(plan.expiresAt) ? formatInstant(plan.expiresAt) : null,
-      maintenanceWindow: plan.window ?? null,
-      at: plan.at !== undefined ? formatInstant(plan.at) : null,
-    },
-  ];
+  out.push({
+    shoot: objectKey(shoot),
+    place: placeOf(use),
+    kind: use.kind,
+    image: use.kind === 'machine-image' ? use.image : null,
+    from: use.version,
+    to: u.found ? u.version : null,
+    toExpired: u.found && u.expired,
+    problem: u.found ? null : u.reason,
+    expiresAt: Number.isFinite(plan.expiresAt) ? formatInstant(plan.expiresAt) : null,
+    maintenanceWindow: plan.window ?? null,
+    at: plan.at !== undefined ? formatInstant(plan.at) : null,
+  });
 }
 
 /** When the update runs, for ordering: the window if known, else the expiry (or now, if passed). */
@@ -145,10 +145,6 @@ function failureWarning(f: ForcedUpdateRow, now: number): string {
   const use = describeUse({ kind: f.kind, version: f.from, ...(f.image ? { image: f.image } : {}) });
   const expiry = f.expiresAt === null ? 'is expired' : Date.parse(f.expiresAt) < now ? `expired at ${f.expiresAt}` : `expires at ${f.expiresAt}`;
   return `shoot '${f.shoot}' ${f.place}: ${use} ${expiry} and no version to update to exists (${f.problem}): its forced update will fail`;
-}
-
-function countShoots(uses: ReadonlyArray<{ shoot: Shoot }>): number {
-  return new Set(uses.filter((u) => live(u.shoot)).map((u) => objectKey(u.shoot))).size;
 }
 
 /** Shoots being deleted are neither counted nor updated. */

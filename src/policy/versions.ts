@@ -151,31 +151,45 @@ export interface Window {
 }
 
 /**
+ * The classification in each span between a version's stage starts, in time order: `at` is the
+ * span's start (-Infinity for the first) and `classification` holds from just after `at` until
+ * the next entry's `at`. Within a span exactly the stages starting at or before `at` apply, and of
+ * those the last in list order wins; one sort and one pass find it for every span (O(s log s)).
+ */
+function spansOf(stages: readonly Stage[]): Array<{ at: number; classification: string }> {
+  const byStart = stages
+    .map((s, i) => ({ start: s.start, i }))
+    .filter((s) => !Number.isNaN(s.start))
+    .sort((a, b) => a.start - b.start);
+  const bounds = [Number.NEGATIVE_INFINITY];
+  for (const s of byStart) if (Number.isFinite(s.start) && s.start !== bounds[bounds.length - 1]) bounds.push(s.start);
+  const out: Array<{ at: number; classification: string }> = [];
+  let k = 0;
+  let last = -1;
+  for (const at of bounds) {
+    while (k < byStart.length && byStart[k]!.start <= at) last = Math.max(last, byStart[k++]!.i);
+    out.push({ at, classification: last < 0 ? 'unavailable' : stages[last]!.classification });
+  }
+  return out;
+}
+
+/**
  * The spans of time in which the version classifies as `classification`. The result is piecewise
  * constant between stage starts, so it is evaluated once per span and adjacent spans are merged.
  */
 export function windowsOf(v: ExpirableVersion, classification: Classification): Window[] {
   const stages = stagesOf(v);
-  const breaks = [...new Set(stages.map((s) => s.start).filter((s) => Number.isFinite(s)))].sort((a, b) => a - b);
-  const bounds = [Number.NEGATIVE_INFINITY, ...breaks, Number.POSITIVE_INFINITY];
+  if (stages.length === 0) return classification === 'supported' ? [{ from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY }] : [];
+  const spans = spansOf(stages);
   const out: Window[] = [];
-  for (let i = 0; i + 1 < bounds.length; i++) {
-    const from = bounds[i]!;
-    const to = bounds[i + 1]!;
-    // Inside (from, to] exactly the stages that start at or before `from` apply.
-    const c = stages.length === 0 ? 'supported' : classifyAtOrBefore(stages, from);
-    if (c !== classification) continue;
+  spans.forEach((span, i) => {
+    if (span.classification !== classification) return;
+    const to = spans[i + 1]?.at ?? Number.POSITIVE_INFINITY;
     const last = out[out.length - 1];
-    if (last && last.to === from) last.to = to;
-    else out.push({ from, to });
-  }
+    if (last && last.to === span.at) last.to = to;
+    else out.push({ from: span.at, to });
+  });
   return out;
-}
-
-function classifyAtOrBefore(stages: readonly Stage[], t: number): string {
-  let result = 'unavailable';
-  for (const s of stages) if (s.start <= t) result = s.classification;
-  return result;
 }
 
 /** True if some instant strictly after `now` lies in a window of both lists. */
@@ -202,10 +216,8 @@ export function expiryInstant(v: ExpirableVersion): number | undefined {
 export function nextTransition(v: ExpirableVersion, now: number): { classification: Classification; at: number } | undefined {
   const stages = stagesOf(v);
   const current = classifyStages(stages, now);
-  const starts = [...new Set(stages.map((s) => s.start).filter((s) => Number.isFinite(s) && s >= now))].sort((a, b) => a - b);
-  for (const at of starts) {
-    const after = classifyAtOrBefore(stages, at) as Classification;
-    if (after !== current) return { classification: after, at };
+  for (const span of spansOf(stages)) {
+    if (span.at >= now && span.classification !== current) return { classification: span.classification as Classification, at: span.at };
   }
   return undefined;
 }

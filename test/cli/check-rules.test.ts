@@ -109,8 +109,8 @@ t.test('--config switches lifecycle defaulting', needs('DEFAULT-LIFECYCLE'), asy
   const on = await checkJson(t, files, ['--now', NOW, '--config', 'on.yaml', 'apply.yaml']);
   const versions = (r: CheckResult | undefined) => (r?.object?.spec.kubernetes?.versions ?? []) as Array<Record<string, unknown>>;
   t.ok(
-    versions(on.results[0]).every((v) => Array.isArray(v.lifecycle)),
-    'every plain version gets a lifecycle',
+    versions(on.results[0]).every((v) => typeof v.classification === 'string' && v.lifecycle === undefined),
+    'every plain version gets a legacy classification (the lifecycle gate is off by default)',
   );
   t.ok((on.results[0]?.warnings.length ?? 0) > 0, 'each defaulting is reported as a warning');
 

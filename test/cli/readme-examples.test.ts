@@ -8,7 +8,7 @@ import type { CheckResult } from '../../src/cli/check-output.js';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { formatViolation } from '../../src/policy/rule.js';
+import { formatDenial } from '../../src/policy/rule.js';
 import type { CloudProfile } from '../../src/policy/types.js';
 import { loadConfig } from '../../src/config.js';
 import { NOW } from '../helpers/objects.js';
@@ -70,5 +70,5 @@ t.test("the README's webhook answer to the demo review is the policy's", async (
   // `npm start` runs with no config: the product defaults.
   const decision = evaluate({ operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false }, { now: NOW, config: await loadConfig(undefined), state });
   t.equal(answer.response.allowed, decision.allowed);
-  t.equal(answer.response.status.message, decision.violations.map(formatViolation).join('; '));
+  t.equal(answer.response.status.message, formatDenial(decision.violations));
 });

@@ -11,6 +11,7 @@ import type {
   MachineImage,
   MachineImageVersion,
   NamespacedCloudProfile,
+  NamespacedMachineImage,
   Operation,
   PolicedObject,
   Shoot,
@@ -72,7 +73,7 @@ export interface NamespacedProfileInput {
   namespace?: string;
   parent?: string;
   kubernetes?: VersionInput[];
-  images?: MachineImage[];
+  images?: NamespacedMachineImage[];
   deletionTimestamp?: string;
 }
 

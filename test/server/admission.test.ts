@@ -4,6 +4,7 @@ import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import type { Rule } from '../../src/policy/rule.js';
+import { textWarning } from '../../src/policy/warning.js';
 import { cloudProfile, config, NOW, shoot } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply } from '../helpers/server.js';
 
@@ -22,7 +23,7 @@ const forcedSecondRule: Rule = {
   id: 'PAST-EXPIRATION',
   appliesTo: (ctx) => ctx.kind === 'CloudProfile',
   check: () => [{ rule: 'PAST-EXPIRATION', field: 'spec.kubernetes.versions[0].expirationDate', message: 'expiration date for version "1.29.0" is in the past' }],
-  warnings: () => ['a warning that travels with the denial'],
+  warnings: () => [textWarning('a warning that travels with the denial')],
 };
 const throwing: Rule = {
   id: 'SUPPORTED-PER-MINOR',
@@ -31,7 +32,7 @@ const throwing: Rule = {
     throw new TypeError('rule blew up');
   },
 };
-const warnOnly: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => ['version "1.31.0" is deprecated and has no expiration date'] };
+const warnOnly: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => [textWarning('version "1.31.0" is deprecated and has no expiration date')] };
 
 t.test('an allowed review echoes uid, apiVersion and kind, with no patch and no status code', async (t) => {
   const s = await startServer({ rules: [warnOnly] });
@@ -59,8 +60,9 @@ t.test('a denial has code 403 and lists every violation as [RULE-ID] field: mess
   t.equal(r.status?.reason, 'Forbidden');
   t.equal(
     r.status?.message,
-    '[IN-USE] spec.kubernetes.versions[1]: unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'; ' +
-      '[IN-USE] spec.kubernetes.versions[2]: second violation of the same rule; ' +
+    '3 violations:\n' +
+      '[IN-USE] spec.kubernetes.versions[1]: unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'\n' +
+      '[IN-USE] spec.kubernetes.versions[2]: second violation of the same rule\n' +
       '[PAST-EXPIRATION] spec.kubernetes.versions[0].expirationDate: expiration date for version "1.29.0" is in the past',
   );
   t.same(r.warnings, ['a warning that travels with the denial']);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { formatViolation } from '../../src/policy/rule.js';
+import { formatDenial, formatViolation } from '../../src/policy/rule.js';
 import type { CloudProfile } from '../../src/policy/types.js';
 import { config, NOW } from '../helpers/objects.js';
 import { startServer, type ReviewReply } from '../helpers/server.js';
@@ -55,7 +55,7 @@ t.test('posted to the webhook, the review is answered as evaluate() decides', as
     t.notOk(r.status, 'allowed: no status');
   } else {
     t.equal(r.status?.code, 403);
-    t.equal(r.status?.message, decision.violations.map(formatViolation).join('; '));
+    t.equal(r.status?.message, formatDenial(decision.violations));
   }
   const inUse = decision.violations.filter((v) => v.rule === 'IN-USE');
   if (inUse.length > 0) {

@@ -2,42 +2,53 @@
 // before validating ones: DEFAULT-GARDENER, then DEFAULT-LIFECYCLE. Only CloudProfiles are
 // mutated (Gardener defaults nothing on NamespacedCloudProfiles, and an NCP override may carry
 // nothing but an expirationDate).
+import type { ClusterState } from '../../cluster/state.js';
 import type { Config } from '../../config.js';
 import { ruleEnabled } from '../../config.js';
 import type { PolicyRequest } from '../rule.js';
 import type { CloudProfile, PolicedObject } from '../types.js';
 import { jsonEqual } from '../json-equal.js';
+import type { Warning } from '../warning.js';
 import { applyGardenerDefaults, lacksGardenerDefaults } from './gardener.js';
 import { applyLifecycleDefaults, lifecycleDefaultingHasWork } from './lifecycle.js';
 
 export interface MutationResult {
   object: PolicedObject;
   mutated: boolean;
-  warnings: string[];
+  warnings: Warning[];
 }
 
-export function applyMutatingPath(request: PolicyRequest, now: number, config: Config): MutationResult | undefined {
+export interface MutationOptions {
+  /** Epoch ms. */
+  now: number;
+  config: Config;
+  /** Which versions Shoots run: lifecycle adoption keeps a notice before expiring those. */
+  state: ClusterState;
+}
+
+export function applyMutatingPath(request: PolicyRequest, opts: MutationOptions): MutationResult | undefined {
+  const { now, config } = opts;
   const original = request.object;
   if (!original || request.operation === 'DELETE' || original.kind !== 'CloudProfile') return undefined;
   const old = request.oldObject?.kind === 'CloudProfile' ? request.oldObject : undefined;
+  const settings = config.defaulting.lifecycle;
   const gardener = config.defaulting.gardenerDefaults && ruleEnabled(config, 'DEFAULT-GARDENER') && lacksGardenerDefaults(original);
-  const lifecycle =
-    config.defaulting.lifecycle.enabled && ruleEnabled(config, 'DEFAULT-LIFECYCLE') && lifecycleDefaultingHasWork(original, old);
+  const lifecycle = settings.enabled && ruleEnabled(config, 'DEFAULT-LIFECYCLE') && lifecycleDefaultingHasWork(original, old, settings.adoptExisting);
   if (!gardener && !lifecycle) return undefined;
 
   const profile = copyDefaultable(original);
-  const warnings: string[] = [];
+  const warnings: Warning[] = [];
   if (gardener) applyGardenerDefaults(profile);
   if (lifecycle) {
-    warnings.push(
-      ...applyLifecycleDefaults({
-        profile,
-        ...(old ? { oldProfile: old } : {}),
-        now,
-        config,
-        lifecycleGate: config.featureGates.VersionClassificationLifecycle,
-      }),
-    );
+    const defaulted = applyLifecycleDefaults({
+      profile,
+      ...(old ? { oldProfile: old } : {}),
+      now,
+      config,
+      lifecycleGate: config.featureGates.VersionClassificationLifecycle,
+      state: opts.state,
+    });
+    for (const w of defaulted) warnings.push(w);
   }
   const mutated = !jsonEqual(defaultable(profile), defaultable(original));
   return { object: mutated ? profile : original, mutated, warnings };

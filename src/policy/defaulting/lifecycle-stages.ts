@@ -78,7 +78,10 @@ function step(stored: LifecycleStage[] | undefined, verdict: Verdict, now: numbe
   const kept: NextLifecycle = { stages: stored, change: 'kept', news: [] };
   // A stored stage that starts later than `now` (a clock set back, an explicit --now) must not
   // make the appended stages go backwards in time.
-  const at = Math.max(now, ...stored.map((s) => parseInstant(s.startTime)).filter(Number.isFinite));
+  const at = stored.reduce((latest, s) => {
+    const start = parseInstant(s.startTime);
+    return Number.isFinite(start) ? Math.max(latest, start) : latest;
+  }, now);
   const advance = (news: LifecycleStage[]): NextLifecycle => ({ stages: [...stored, ...news], change: 'advanced', news });
   const phase = phaseOf(stored);
   switch (verdict.state) {

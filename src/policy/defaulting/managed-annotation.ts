@@ -28,9 +28,7 @@ export function readManagedVersions(object: Annotated): { managed: ManagedVersio
   } catch (err) {
     return {
       managed: noManagedVersions(),
-      problem:
-        `annotation ${MANAGED_VERSIONS_ANNOTATION} is not valid (${(err as Error).message}): ` +
-        'no version counts as managed by lifecycle defaulting, so versions without a lifecycle are defaulted afresh',
+      problem: `annotation ${MANAGED_VERSIONS_ANNOTATION} is not valid (${(err as Error).message}): no version counts as managed by lifecycle defaulting`,
     };
   }
 }

@@ -3,7 +3,8 @@
 import type { Rule, Violation } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import type { VersionList } from './version-lists.js';
-import { describeVersion, isProfileWrite, ownTarget, versionLists, violationOf } from './version-lists.js';
+import type { VersionNamer } from './version-lists.js';
+import { isProfileWrite, ownTarget, versionLists, versionNamer, violationOf } from './version-lists.js';
 
 const violation = violationOf('CLASSIFICATION');
 
@@ -15,10 +16,10 @@ function hint(value: string): string {
   return 'use one of them, or a lifecycle';
 }
 
-function unsupported(list: VersionList, v: ExpirableVersion, path: string, value: string): Violation {
+function unsupported(list: VersionList, v: ExpirableVersion, path: string, value: string, name: VersionNamer): Violation {
   return violation(
     `${path}.classification`,
-    `classification "${value}" of ${describeVersion(list, v)} is not supported: supported values: "deprecated", "preview", "supported"; ${hint(value)}`,
+    `classification "${value}" of ${name(list, v).text} is not supported: supported values: "deprecated", "preview", "supported"; ${hint(value)}`,
   );
 }
 
@@ -28,10 +29,11 @@ export const classification: Rule = {
   check(ctx) {
     if (!isProfileWrite(ctx)) return [];
     const out: Violation[] = [];
+    const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
         const value = v.classification;
-        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value)) out.push(unsupported(list, v, `${list.path}[${i}]`, value));
+        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value)) out.push(unsupported(list, v, `${list.path}[${i}]`, value, name));
       });
     }
     return out;

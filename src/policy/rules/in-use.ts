@@ -4,7 +4,7 @@
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../../cluster/state.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, MachineImage, NamespacedCloudProfile, NamespacedCloudProfileSpec, ProfileRef } from '../types.js';
+import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
 import type { SourcedUse } from '../usage.js';
@@ -34,7 +34,7 @@ interface Removals {
   added: Array<{ name: string; index: number }>;
 }
 
-function removedImages(old: readonly MachineImage[], cur: readonly MachineImage[]): RemovedImage[] {
+function removedImages(old: readonly NamespacedMachineImage[], cur: readonly NamespacedMachineImage[]): RemovedImage[] {
   const index = new Map(cur.map((img, i) => [img.name, i]));
   const out: RemovedImage[] = [];
   for (const img of old) {
@@ -85,7 +85,7 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
   const out: Violation[] = [];
   const shootsOn = (lookup: (ref: ProfileRef) => VersionUse[]) => liveUses(sources, lookup);
   const listed = listedByChildren(children);
-  const ncpsListing = (key: string) => cappedList((listed.get(key) ?? []).map((n) => ({ key: objectKey(n), text: `NamespacedCloudProfile '${objectKey(n)}'` })));
+  const ncpsListing = (key: string) => cappedList(listed.get(key) ?? [], objectKey, (n) => `NamespacedCloudProfile '${objectKey(n)}'`);
 
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
@@ -169,9 +169,11 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
   const out: Violation[] = [];
   const live = (uses: VersionUse[]) => uses.filter((u) => !isDeleting(u.shoot));
 
-  // With the override gone, the new merged profile holds the parent's entry (or nothing).
+  // With the override gone, the new merged profile holds the parent's entry (or nothing). Its
+  // entries are indexed once, so each removed version is one lookup.
+  const merged = mergedEntries(ctx.merged);
   for (const version of r.kubernetes) {
-    const parentEntry = ctx.merged?.kubernetes.versions.find((x) => x.version === version);
+    const parentEntry = merged.kubernetes.get(version);
     if (!parentEntry || classificationAt(parentEntry, ctx.now) !== 'expired') continue;
     const uses = live(ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length === 0) continue;
@@ -185,9 +187,9 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
   }
 
   for (const img of r.images) {
-    const mergedImage = ctx.merged?.machineImages.find((x) => x.name === img.name);
+    const mergedImage = merged.images.get(img.name);
     for (const version of img.versions) {
-      const parentEntry = mergedImage?.versions.find((x) => x.version === version);
+      const parentEntry = mergedImage?.get(version);
       if (parentEntry && classificationAt(parentEntry, ctx.now) !== 'expired') continue;
       const uses = live(ctx.state.machineImageVersionUsers(ref, img.name, version));
       if (uses.length === 0) continue;
@@ -204,6 +206,17 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
   return out;
 }
 
+function mergedEntries(spec: CloudProfileSpec | undefined): { kubernetes: Map<string, ExpirableVersion>; images: Map<string, Map<string, ExpirableVersion>> } {
+  const byVersion = (versions: readonly ExpirableVersion[]) => {
+    const out = new Map<string, ExpirableVersion>();
+    for (const x of versions) if (!out.has(x.version)) out.set(x.version, x);
+    return out;
+  };
+  const images = new Map<string, Map<string, ExpirableVersion>>();
+  for (const img of spec?.machineImages ?? []) if (!images.has(img.name)) images.set(img.name, byVersion(img.versions));
+  return { kubernetes: byVersion(spec?.kubernetes.versions ?? []), images };
+}
+
 function expiredSince(entry: ExpirableVersion): string {
   const at = expiryInstant(entry);
   return at !== undefined && Number.isFinite(at) ? ` since ${formatInstant(at)}` : '';
@@ -217,12 +230,12 @@ function checkDelete(ctx: ProfileContext): Violation[] {
     const out: Violation[] = [];
     const shoots = ctx.state.shootsUsing({ kind: 'CloudProfile', name }).filter((s) => !isDeleting(s));
     if (shoots.length > 0) {
-      const list = cappedList(shoots.map((s) => ({ key: objectKey(s), text: `'${objectKey(s)}'` })));
+      const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
       out.push(v(`cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
     }
     const ncps = liveChildren(ctx.state, name);
     if (ncps.length > 0) {
-      const list = cappedList(ncps.map((n) => ({ key: objectKey(n), text: `'${objectKey(n)}'` })));
+      const list = cappedList(ncps, objectKey, (n) => `'${objectKey(n)}'`);
       out.push(v(`cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
     }
     return out;
@@ -230,7 +243,7 @@ function checkDelete(ctx: ProfileContext): Violation[] {
   const namespace = ctx.request.namespace ?? ctx.oldObject?.metadata.namespace ?? '';
   const shoots = ctx.state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name }).filter((s) => !isDeleting(s));
   if (shoots.length === 0) return [];
-  const list = cappedList(shoots.map((s) => ({ key: objectKey(s), text: `'${objectKey(s)}'` })));
+  const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
   return [v(`cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
 }
 

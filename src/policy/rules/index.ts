@@ -20,6 +20,7 @@ import { ncpOverrides } from './ncp-overrides.js';
 import { shootVersionAvailable } from './shoot-version-available.js';
 import { shootNoDowngrade } from './shoot-no-downgrade.js';
 import { shootNoMinorSkip } from './shoot-no-minor-skip.js';
+import { bastionImage } from './bastion-image.js';
 
 export const RULES: readonly Rule[] = [
   kubernetesVersions,
@@ -34,4 +35,5 @@ export const RULES: readonly Rule[] = [
   shootVersionAvailable,
   shootNoDowngrade,
   shootNoMinorSkip,
+  bastionImage,
 ];

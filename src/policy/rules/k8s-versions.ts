@@ -47,8 +47,7 @@ function required(list: VersionList | undefined, path: string, ctx: ProfileWrite
 function judge(ctx: ProfileWrite, target: Target): Violation[] {
   const list = kubernetesList(target);
   const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, `${target.prefix}.kubernetes.versions`, ctx, target);
-  if (list) out.push(...formatAndDuplicates(list));
-  return out;
+  return list ? [...out, ...formatAndDuplicates(list)] : out;
 }
 
 export const kubernetesVersions: Rule = {

@@ -46,7 +46,7 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
     const available = latestVersion(parseable.filter((v) => classificationAt(v, ctx.now) !== 'unavailable'));
     if (available) {
       const why = ` (${available.version} is the highest version that is not unavailable; gardener-apiserver drops the unavailable higher versions on create, so it becomes the latest)`;
-      out.push(...judgeLatest(list, available, why));
+      for (const v of judgeLatest(list, available, why)) out.push(v);
     }
   }
   return out;

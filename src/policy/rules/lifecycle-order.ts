@@ -7,7 +7,8 @@ import type { Rule, Violation } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../types.js';
 import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank } from '../versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
-import { describeVersion, isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, violationOf } from './version-lists.js';
+import type { VersionNamer } from './version-lists.js';
+import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
 
 const violation = violationOf('LIFECYCLE-ORDER');
 
@@ -69,8 +70,8 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
   return out;
 }
 
-function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean): Violation[] {
-  const what = describeVersion(list, v);
+function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean, name: VersionNamer): Violation[] {
+  const what = name(list, v).text;
   const out: Violation[] = [];
   if (v.classification === 'expired' && !hasLifecycle(v)) {
     out.push(violation(`${path}.classification`, `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
@@ -97,7 +98,7 @@ function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate
   return [...out, ...stageValues(stages, path, what), ...startTimes(stages, path, what)];
 }
 
-function turnedUnavailable(ctx: ProfileWrite): Violation[] {
+function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): Violation[] {
   if (ctx.operation !== 'UPDATE') return [];
   const old = oldVersions(ctx);
   const out: Violation[] = [];
@@ -112,7 +113,7 @@ function turnedUnavailable(ctx: ProfileWrite): Violation[] {
       out.push(
         violation(
           `${list.path}[${i}]`,
-          `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${describeVersion(list, v)} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
+          `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${name(list, v).text} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
         ),
       );
     });
@@ -126,11 +127,12 @@ export const lifecycleOrder: Rule = {
   check(ctx) {
     if (!isProfileWrite(ctx)) return [];
     const out: Violation[] = [];
+    const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
-        if (hasLifecycle(v) || v.classification === 'expired') out.push(...judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate));
+        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate, name)) out.push(problem);
       });
     }
-    return [...out, ...turnedUnavailable(ctx)];
+    return [...out, ...turnedUnavailable(ctx, name)];
   },
 };

@@ -1,7 +1,7 @@
 // MACHINE-IMAGES, one machine image version: its version string, in-place minimum version,
 // kubelet constraint, architectures and (CloudProfile-grade only) container runtimes.
 import type { Violation } from '../rule.js';
-import type { CRI, MachineImage, MachineImageVersion } from '../types.js';
+import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../types.js';
 import { isValidVersionConstraint } from '../version-constraint.js';
 import { parseVersion } from '../versions.js';
 import { violationOf } from './version-lists.js';
@@ -107,7 +107,7 @@ function criOf(out: Violation[], v: MachineImageVersion, path: string, what: str
 }
 
 /** Appends every problem of one version; `seen` holds the versions of this image name met so far (duplicates). */
-export function judgeImageVersion(out: Violation[], image: MachineImage, v: MachineImageVersion, path: string, checks: ImageChecks, seen: Set<string>): void {
+export function judgeImageVersion(out: Violation[], image: NamespacedMachineImage, v: MachineImageVersion, path: string, checks: ImageChecks, seen: Set<string>): void {
   const what = `machine image ${image.name} version ${v.version}`;
   if (seen.has(v.version)) out.push(violation(path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`));
   seen.add(v.version);

@@ -5,7 +5,7 @@
 // CloudProfile, except that architectures are not required there (Gardener's merge defaults them)
 // and the parent's own entries count as stored with Gardener's defaults.
 import type { Rule, Violation } from '../rule.js';
-import type { MachineImage } from '../types.js';
+import type { NamespacedMachineImage } from '../types.js';
 import type { ImageChecks } from './machine-image-version.js';
 import { isUnprefixedQualifiedName, judgeImageVersion } from './machine-image-version.js';
 import type { ProfileWrite, Target } from './version-lists.js';
@@ -16,13 +16,13 @@ const violation = violationOf('MACHINE-IMAGES');
 const UPDATE_STRATEGIES: readonly string[] = ['patch', 'minor', 'major'];
 const ARCHITECTURES: readonly string[] = ['amd64', 'arm64'];
 
-function imageFields(image: MachineImage, path: string, checks: ImageChecks): Violation[] {
+function imageFields(image: NamespacedMachineImage, path: string, checks: ImageChecks): Violation[] {
   const out: Violation[] = [];
   if (image.name === '') out.push(violation(`${path}.name`, 'machine image name must not be empty'));
   else if (!isUnprefixedQualifiedName(image.name)) {
     out.push(violation(`${path}.name`, `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
   }
-  if (checks.full && image.versions.length === 0) {
+  if (checks.full && (image.versions?.length ?? 0) === 0) {
     out.push(violation(`${path}.versions`, `must provide at least one version for the machine image '${image.name}'`));
   }
   const strategy = image.updateStrategy;
@@ -42,7 +42,7 @@ function architectureSource(capabilities: unknown[] | undefined): Pick<ImageChec
 }
 
 /** How each image of the target is judged. */
-function checksFor(ctx: ProfileWrite, target: Target): (image: MachineImage) => ImageChecks {
+function checksFor(ctx: ProfileWrite, target: Target): (image: NamespacedMachineImage) => ImageChecks {
   const parent = ctx.kind === 'NamespacedCloudProfile' ? ctx.parent : undefined;
   const arch = architectureSource(target.kind === 'NamespacedCloudProfile' ? parent?.spec.machineCapabilities : target.spec.machineCapabilities);
   if (target.kind === 'CloudProfile') return () => ({ full: true, architecturesRequired: true, ...arch });
@@ -78,8 +78,8 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
       versionsByName.set(image.name, seen);
     }
     const checks = checksOf(image);
-    out.push(...imageFields(image, path, checks));
-    image.versions.forEach((v, k) => judgeImageVersion(out, image, v, `${path}.versions[${k}]`, checks, seen));
+    for (const problem of imageFields(image, path, checks)) out.push(problem);
+    (image.versions ?? []).forEach((v, k) => judgeImageVersion(out, image, v, `${path}.versions[${k}]`, checks, seen));
   });
   return out;
 }

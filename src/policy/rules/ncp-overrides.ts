@@ -5,7 +5,7 @@
 // MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
 // override's expirationDate) is judged here.
 import type { NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
-import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile } from '../types.js';
+import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 import { hasLifecycle } from '../versions.js';
 
 const v = (field: string, message: string): Violation => ({ rule: 'NCP-OVERRIDES', field, message });
@@ -109,12 +109,12 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
         ),
       );
     }
-    out.push(...checkImageVersions(img, j, parentImage, oldImage, parent));
+    for (const problem of checkImageVersions(img, j, parentImage, oldImage, parent)) out.push(problem);
   });
   return out;
 }
 
-function checkImageVersions(img: MachineImage, j: number, parentImage: MachineImage, oldImage: MachineImage | undefined, parent: CloudProfile): Violation[] {
+function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage: MachineImage, oldImage: NamespacedMachineImage | undefined, parent: CloudProfile): Violation[] {
   const out: Violation[] = [];
   const parentVersions = new Map((parentImage.versions ?? []).map((x) => [x.version, x]));
   const oldVersions = new Map((oldImage?.versions ?? []).map((x) => [x.version, x]));
@@ -149,8 +149,7 @@ export const ncpOverrides: Rule = {
     const ncp = ctx.object!;
     const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
     const { out, parent } = checkParent(ncp, old, ctx);
-    out.push(...checkKubernetes(ncp, parent));
-    if (parent) out.push(...checkImages(ncp, old, parent));
-    return out;
+    const found = [...out, ...checkKubernetes(ncp, parent)];
+    return parent ? [...found, ...checkImages(ncp, old, parent)] : found;
   },
 };

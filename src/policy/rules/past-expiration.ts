@@ -7,7 +7,7 @@ import type { Rule, Violation } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { formatInstant, parseInstant } from '../versions.js';
 import type { ProfileWrite } from './version-lists.js';
-import { describeVersion, isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, violationOf } from './version-lists.js';
+import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
 
 const violation = violationOf('PAST-EXPIRATION');
 
@@ -33,26 +33,29 @@ function expiriesOf(v: ExpirableVersion, path: string): Expiry[] {
 
 function judge(ctx: ProfileWrite): Violation[] {
   const old = oldVersions(ctx);
+  const name = versionNamer(ctx);
   const out: Violation[] = [];
   for (const list of versionLists(ownTarget(ctx))) {
     const matching = old.matching(list);
     list.versions.forEach((v, i) => {
       const before = matching?.get(v.version);
       if (before && sameClassificationFields(before, v)) return;
-      const previous = before ? expiriesOf(before, '') : [];
+      const previous = new Set(before ? expiriesOf(before, '').map((p) => p.at) : []);
       for (const e of expiriesOf(v, `${list.path}[${i}]`)) {
-        if (!(e.at <= ctx.now) || previous.some((p) => p.at === e.at)) continue;
-        const how = before ? `is changed to ${e.label}` : `is added with ${e.label}`;
-        out.push(
-          violation(
-            e.field,
-            `expiration date for version "${v.version}" is in the past: ${describeVersion(list, v)} ${how}, which is not after now (${formatInstant(ctx.now)}); a version must not be added already expired, so set a future instant or leave the version out`,
-          ),
-        );
+        if (!(e.at <= ctx.now) || previous.has(e.at)) continue;
+        out.push(violation(e.field, `expiration date for version "${v.version}" is in the past: ${pastExpiry(name(list, v), e, before !== undefined, ctx.now)}`));
       }
     });
   }
   return out;
+}
+
+/** What the request does with the expiry, in words that fit: an added version, a changed one, an override. */
+function pastExpiry(what: { text: string; override: boolean }, e: Expiry, existed: boolean, now: number): string {
+  const notAfter = `which is not after now (${formatInstant(now)})`;
+  if (existed) return `${what.text} is changed to ${e.label}, ${notAfter}; an expiry must not be moved into the past, so set a future instant or keep the previous one`;
+  if (what.override) return `${what.text} sets ${e.label}, ${notAfter}; an override extends a version's expiry, so set a future instant`;
+  return `${what.text} is added with ${e.label}, ${notAfter}; a version must not be added already expired, so set a future instant or leave the version out`;
 }
 
 export const pastExpiration: Rule = {

@@ -2,6 +2,7 @@
 // UPDATE changed, and how a profile's valid choices are listed.
 import type { RuleContext, ShootContext } from '../rule.js';
 import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../types.js';
+import { formatCount } from '../text.js';
 import { classificationAt, isActive } from '../versions.js';
 
 /**
@@ -24,9 +25,11 @@ export function workerPath(i: number): string {
   return `spec.provider.workers[${i}]`;
 }
 
-/** The old object's worker pool of the same name; undefined on CREATE or for a new pool. */
-export function oldWorkerOf(old: Shoot | undefined, name: string): Worker | undefined {
-  return old ? workersOf(old).find((w) => w.name === name) : undefined;
+/** A Shoot's worker pools by name (the first of a name wins), so each pool is one lookup, not a scan. */
+export function workersByName(shoot: Shoot | undefined): Map<string, Worker> {
+  const out = new Map<string, Worker>();
+  if (shoot) for (const w of workersOf(shoot)) if (!out.has(w.name)) out.set(w.name, w);
+  return out;
 }
 
 /** A worker pool's kubelet version: its own, else the control plane's. */
@@ -42,12 +45,21 @@ export function profileLabel(ref: ProfileRef): string {
   return ref.kind === 'CloudProfile' ? `CloudProfile "${ref.name}"` : `NamespacedCloudProfile '${ref.namespace}/${ref.name}'`;
 }
 
-/** Gardener's list of valid values: the active versions, in profile order, `(preview)` where it applies. */
+/** How many valid values a message names before it counts the rest. */
+const LISTED_CHOICES = 10;
+
+/**
+ * Gardener's list of valid values: the active versions, in profile order, `(preview)` where it
+ * applies; the first few, then a count.
+ */
 export function validChoices(versions: readonly ExpirableVersion[], now: number): string {
-  const choices = versions.flatMap((v) => {
+  const named: string[] = [];
+  let active = 0;
+  for (const v of versions) {
     const c = classificationAt(v, now);
-    if (!isActive(c)) return [];
-    return [c === 'preview' ? `"${v.version} (preview)"` : `"${v.version}"`];
-  });
-  return choices.length > 0 ? choices.join(', ') : 'none';
+    if (!isActive(c)) continue;
+    if (++active <= LISTED_CHOICES) named.push(c === 'preview' ? `"${v.version} (preview)"` : `"${v.version}"`);
+  }
+  if (active === 0) return 'none';
+  return active > LISTED_CHOICES ? `${named.join(', ')} and ${formatCount(active - LISTED_CHOICES)} more` : named.join(', ');
 }

@@ -4,7 +4,7 @@
 import type { Rule, ShootContext, Violation } from '../rule.js';
 import type { Shoot } from '../types.js';
 import { compareVersions, parseVersion } from '../versions.js';
-import { judgesShoot, kubeletVersionOf, oldWorkerOf, workerPath, workersOf } from './shoot-changes.js';
+import { judgesShoot, kubeletVersionOf, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 const RULE = 'SHOOT-NO-DOWNGRADE';
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
@@ -23,8 +23,9 @@ function checkShoot(ctx: ShootContext & { object: Shoot }, old: Shoot): Violatio
   if (lower(to, from)) {
     out.push({ rule: RULE, field: 'spec.kubernetes.version', message: `kubernetes version downgrade is not supported: from "${from}" to "${to}"` });
   }
+  const oldPools = workersByName(old);
   workersOf(shoot).forEach((w, i) => {
-    const oldW = oldWorkerOf(old, w.name);
+    const oldW = oldPools.get(w.name);
     if (!oldW) return;
     // A pool without its own version follows the control plane, judged above.
     const version = w.kubernetes?.version;

@@ -6,7 +6,7 @@ import type { SemVer } from 'semver';
 import type { Rule, ShootContext, Violation } from '../rule.js';
 import type { Shoot } from '../types.js';
 import { parseVersion } from '../versions.js';
-import { judgesShoot, kubeletVersionOf, oldWorkerOf, workerPath, workersOf } from './shoot-changes.js';
+import { judgesShoot, kubeletVersionOf, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 const RULE = 'SHOOT-NO-MINOR-SKIP';
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
@@ -31,6 +31,7 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
       message: `kubernetes version upgrade cannot skip a minor version: from "${old.spec.kubernetes.version}" to "${shoot.spec.kubernetes.version}"; upgrade to ${nextMinor(old.spec.kubernetes.version)} first`,
     });
   }
+  const oldPools = workersByName(old);
   workersOf(shoot).forEach((w, i) => {
     const version = w.kubernetes?.version;
     if (!version) return;
@@ -45,7 +46,7 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
         message: `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
       });
     }
-    const oldW = oldWorkerOf(old, w.name);
+    const oldW = oldPools.get(w.name);
     if (old && oldW && IN_PLACE.has(w.updateStrategy ?? '') && skipsMinor(kubeletVersionOf(old, oldW), version)) {
       out.push({
         rule: RULE,

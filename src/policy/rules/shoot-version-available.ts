@@ -9,7 +9,10 @@ import type { Rule, ShootContext, Violation } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { effectiveProfileRef } from '../types.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../versions.js';
-import { judgesShoot, kubeletVersionOf, oldWorkerOf, profileLabel, shootName, validChoices, workerPath, workersOf } from './shoot-changes.js';
+import type { ProfileEntries } from '../forced-update.js';
+import { profileEntries } from '../forced-update.js';
+import { listSome } from '../text.js';
+import { judgesShoot, kubeletVersionOf, profileLabel, shootName, validChoices, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 const RULE = 'SHOOT-VERSION-AVAILABLE';
 
@@ -24,7 +27,12 @@ export const shootVersionAvailable: Rule = {
 interface Judged {
   shoot: Shoot;
   old: Shoot | undefined;
+  oldPools: ReadonlyMap<string, Worker>;
   profile: CloudProfileSpec;
+  /** The profile's entries by list and version, built once per review: each pool is a lookup. */
+  entries: ProfileEntries;
+  /** The valid choices of a version list, built once per list and only for a denial. */
+  choices(versions: readonly ExpirableVersion[]): string;
   label: string;
   now: number;
 }
@@ -34,26 +42,39 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
   const ref = effectiveProfileRef(shoot);
   if (!ref) return [noProfile(shoot)];
   if (!ctx.profile) return [missingProfile(ctx.state, shoot, ref)];
+  const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
+  const choices = new Map<readonly ExpirableVersion[], string>();
   const j: Judged = {
     shoot,
-    old: ctx.operation === 'UPDATE' ? ctx.oldObject : undefined,
+    old,
+    oldPools: workersByName(old),
     profile: ctx.profile,
+    entries: profileEntries(ctx.profile),
+    choices(versions) {
+      let text = choices.get(versions);
+      if (text === undefined) choices.set(versions, (text = validChoices(versions, ctx.now)));
+      return text;
+    },
     label: profileLabel(ref),
     now: ctx.now,
   };
-  return [...controlPlane(j), ...workersOf(shoot).flatMap((w, i) => worker(j, w, i))];
+  const out = controlPlane(j);
+  workersOf(shoot).forEach((w, i) => {
+    for (const v of worker(j, w, i)) out.push(v);
+  });
+  return out;
 }
 
 function controlPlane(j: Judged): Violation[] {
   const version = j.shoot.spec.kubernetes.version;
   if (j.old && j.old.spec.kubernetes.version === version) return [];
-  const problem = versionProblem(j.profile.kubernetes.versions, version, j.label, j.now);
+  const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
   if (!problem) return [];
-  return [violation('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${validChoices(j.profile.kubernetes.versions, j.now)}`)];
+  return [violation('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
 }
 
 function worker(j: Judged, w: Worker, i: number): Violation[] {
-  const oldW = oldWorkerOf(j.old, w.name);
+  const oldW = j.oldPools.get(w.name);
   return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletConstraint(j, w, i, oldW)];
 }
 
@@ -61,14 +82,14 @@ function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefi
   const version = w.kubernetes?.version;
   if (!version) return [];
   if (j.old && oldW && kubeletVersionOf(j.old, oldW) === version) return [];
-  const problem = versionProblem(j.profile.kubernetes.versions, version, j.label, j.now);
+  const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
   if (!problem) return [];
   // An existing pool may follow the control plane onto its current version even when expired.
   if (problem.classification === 'expired' && j.old && oldW && version === j.old.spec.kubernetes.version) return [];
   return [
     violation(
       `${workerPath(i)}.kubernetes.version`,
-      `worker pool "${w.name}": unsupported kubernetes version "${version}" (${problem.text}); supported values: ${validChoices(j.profile.kubernetes.versions, j.now)}`,
+      `worker pool "${w.name}": unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`,
     ),
   ];
 }
@@ -81,12 +102,12 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   const sameImage = oldImg !== undefined && oldImg.name === img.name;
   if (sameImage && oldImg.version === img.version) return [];
   const field = `${workerPath(i)}.machine.image`;
-  const image = j.profile.machineImages.find((m) => m.name === img.name);
+  const image = j.entries.image(img.name);
   if (!image) {
-    const names = j.profile.machineImages.map((m) => `"${m.name}"`).join(', ') || 'none';
+    const names = listSome(j.profile.machineImages.map((m) => `"${m.name}"`), 10) || 'none';
     return [violation(field, `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
   }
-  const problem = versionProblem(image.versions, img.version, j.label, j.now);
+  const problem = versionProblem(j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version }), img.version, j.label, j.now);
   if (!problem) return [];
   const notLower = sameImage && oldImg.version !== undefined && compareVersions(img.version, oldImg.version) >= 0;
   if (problem.classification === 'expired' && notLower) return [];
@@ -97,7 +118,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   return [
     violation(
       field,
-      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' is ${problem.text}${rule}, supported machine image versions are: ${validChoices(image.versions, j.now)}`,
+      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' is ${problem.text}${rule}, supported machine image versions are: ${j.choices(image.versions)}`,
     ),
   ];
 }
@@ -106,7 +127,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
 function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
   const img = w.machine?.image;
   if (!img?.version) return [];
-  const entry: MachineImageVersion | undefined = j.profile.machineImages.find((m) => m.name === img.name)?.versions.find((v) => v.version === img.version);
+  const entry: MachineImageVersion | undefined = j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version });
   const constraint = entry?.kubeletVersionConstraint;
   if (!constraint) return [];
   const kubelet = kubeletVersionOf(j.shoot, w);
@@ -131,9 +152,8 @@ interface Problem {
   text: string;
 }
 
-/** Why `version` cannot be chosen now, or undefined when it is active. */
-function versionProblem(versions: readonly ExpirableVersion[], version: string, label: string, now: number): Problem | undefined {
-  const entry = versions.find((v) => v.version === version);
+/** Why `version` (its profile entry, if any) cannot be chosen now, or undefined when it is active. */
+function versionProblem(entry: ExpirableVersion | undefined, version: string, label: string, now: number): Problem | undefined {
   if (!entry) return { classification: 'missing', text: `not in ${label}` };
   const c = classificationAt(entry, now);
   if (c === 'unavailable') {

@@ -2,7 +2,7 @@
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext, RuleId, Violation } from '../rule.js';
-import type { CloudProfile, ExpirableVersion, MachineImage, NamespacedCloudProfile } from '../types.js';
+import type { CloudProfile, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 
 /** A CREATE or UPDATE of a CloudProfile or NamespacedCloudProfile. */
 export type ProfileWrite =
@@ -16,7 +16,7 @@ export function isProfileWrite(ctx: RuleContext): ctx is ProfileWrite {
 /** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
 export interface VersionedSpec {
   kubernetes?: { versions: ExpirableVersion[] };
-  machineImages?: MachineImage[];
+  machineImages?: NamespacedMachineImage[];
   machineCapabilities?: unknown[];
 }
 
@@ -34,7 +34,7 @@ export interface VersionList {
   /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
   path: string;
   /** The machine image owning the list; undefined for the Kubernetes list. */
-  image?: MachineImage;
+  image?: NamespacedMachineImage;
   versions: readonly ExpirableVersion[];
 }
 
@@ -52,7 +52,7 @@ export function kubernetesList(t: Pick<Target, 'spec' | 'prefix'>): VersionList 
 }
 
 export function imageLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
-  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions }));
+  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions ?? [] }));
 }
 
 export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
@@ -63,6 +63,23 @@ export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] 
 /** `kubernetes version 1.31.0` or `machine image gardenlinux version 1592.1.0`. */
 export function describeVersion(list: VersionList, v: ExpirableVersion): string {
   return list.image ? `machine image ${list.image.name} version ${v.version}` : `kubernetes version ${v.version}`;
+}
+
+/** How a rule names the entries of the request's own spec. */
+export type VersionNamer = (list: VersionList, v: ExpirableVersion) => { text: string; override: boolean };
+
+/**
+ * On a NamespacedCloudProfile an entry that names a version of the parent is an override of it
+ * (every Kubernetes entry is; an image entry when the parent has that image version), and the
+ * messages call it one. Elsewhere, and for the NCP's own image versions, describeVersion.
+ */
+export function versionNamer(ctx: ProfileWrite): VersionNamer {
+  if (ctx.kind !== 'NamespacedCloudProfile') return (list, v) => ({ text: describeVersion(list, v), override: false });
+  const parent = ctx.parent ? indexVersions(ctx.parent.spec) : NO_VERSIONS;
+  return (list, v) => {
+    const override = !list.image || parent.matching(list)?.has(v.version) === true;
+    return { text: override ? `the override of ${describeVersion(list, v)}` : describeVersion(list, v), override };
+  };
 }
 
 /** Another object's versions, to match entries of a list: Kubernetes by string, images by image name and string. */
@@ -82,7 +99,7 @@ export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
   if (!spec) return NO_VERSIONS;
   const kubernetes = firstByVersion(spec.kubernetes?.versions ?? []);
   const images = new Map<string, Map<string, ExpirableVersion>>();
-  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions, images.get(image.name)));
+  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions ?? [], images.get(image.name)));
   return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
 }
 
@@ -137,8 +154,4 @@ export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Viola
   return [...own, ...fromMerge];
 }
 
-/** A few items of a list for a message, e.g. `1.30.0, 1.31.0 and 3 more`. */
-export function listSome(items: readonly string[], max = 5): string {
-  if (items.length <= max) return items.join(', ');
-  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
-}
+export { listSome } from '../text.js';

@@ -1,11 +1,15 @@
 // Warnings on CloudProfiles and NamespacedCloudProfiles (POLICY.md "Warnings"): allowed, but said.
-// The ones about Shoots read the state only when it is synced, and only through its indexes.
+// The ones about Shoots read the state only when it is synced, and only through its count indexes,
+// so they cost the same for 10 Shoots as for 100,000. Each is one warning per version, grouped per
+// list when the budget needs the room.
 import type { ClusterState } from '../../cluster/state.js';
 import { withExpiration } from '../merge.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, MachineImage, NamespacedCloudProfile } from '../types.js';
-import { formatCount, liveChildren, sourcesOfCloudProfile } from '../usage.js';
+import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
+import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
 import type { UserSource } from '../usage.js';
+import type { Warning, WarningKind } from '../warning.js';
+import { countOf, versionSpan, warningOf } from '../warning.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, latestVersion, nextTransition, parseVersion, stagesOf } from '../versions.js';
 
 const DAY_MS = 86_400_000;
@@ -18,34 +22,55 @@ interface Entry {
 
 const label = ({ image, entry }: Entry) => (image === undefined ? `Kubernetes version "${entry.version}"` : `machine image version "${image}/${entry.version}"`);
 
-const shoots = (n: number) => `${formatCount(n)} ${n === 1 ? 'Shoot' : 'Shoots'}`;
+const shootsText = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
+const sum = <T>(items: readonly T[], n: (item: T) => number) => items.reduce((total, item) => total + n(item), 0);
+const listKey = (e: Entry) => e.image ?? '';
 
-function entriesOf(spec: { kubernetes?: { versions: ExpirableVersion[] }; machineImages?: MachineImage[] }): Entry[] {
-  return [
-    ...(spec.kubernetes?.versions ?? []).map((entry) => ({ entry })),
-    ...(spec.machineImages ?? []).flatMap((img: MachineImage) => (img.versions ?? []).map((entry) => ({ image: img.name, entry }))),
-  ];
+function entriesOf(spec: { kubernetes?: { versions: ExpirableVersion[] }; machineImages?: NamespacedMachineImage[] }): Entry[] {
+  const out: Entry[] = (spec.kubernetes?.versions ?? []).map((entry) => ({ entry }));
+  for (const img of spec.machineImages ?? []) for (const entry of img.versions ?? []) out.push({ image: img.name, entry });
+  return out;
 }
 
 // --- without the state --------------------------------------------------------------------
 
+const neverExpiresKind: WarningKind<Entry> = {
+  one: (e) => `${label(e)} is deprecated but never expires, so no Shoot is forced off it; give it an expiry`,
+  many: (es) =>
+    `${countOf(es.length, es[0]!.image)} are deprecated but never expire (${versionSpan(es.map((e) => e.entry.version))}), so no Shoot is forced off them; give them an expiry`,
+};
+
 /** Deprecated (now or later) and never expiring: Shoots are never pushed off it. */
-function deprecatedWithoutExpiry(entries: readonly Entry[], latestKubernetes: string | undefined): string[] {
-  return entries
-    .filter((e) => !(e.image === undefined && e.entry.version === latestKubernetes)) // the latest may not expire at all
-    .filter((e) => stagesOf(e.entry).some((s) => s.classification === 'deprecated') && expiryInstant(e.entry) === undefined)
-    .map((e) => `${label(e)} is deprecated but has no expiration date: Shoots are never forced off it; give it an expirationDate or an expired lifecycle stage`);
+function deprecatedWithoutExpiry(entries: readonly Entry[], latestKubernetes: string | undefined): Warning[] {
+  const out: Warning[] = [];
+  for (const e of entries) {
+    if (e.image === undefined && e.entry.version === latestKubernetes) continue; // the latest may not expire at all
+    if (stagesOf(e.entry).some((s) => s.classification === 'deprecated') && expiryInstant(e.entry) === undefined) {
+      out.push(warningOf(neverExpiresKind, `deprecated-never-expires\u0000${listKey(e)}`, e));
+    }
+  }
+  return out;
 }
 
+interface Unavailable {
+  version: string;
+  until?: number;
+}
+
+const droppedKind: WarningKind<Unavailable> = {
+  one: (u) => `Kubernetes version "${u.version}" is unavailable${u.until !== undefined ? ` until ${formatInstant(u.until)}` : ''}, so gardener-apiserver drops it on create; add it by a later update`,
+  many: (us) => `${countOf(us.length, undefined)} are unavailable (${versionSpan(us.map((u) => u.version))}), so gardener-apiserver drops them on create; add them by a later update`,
+};
+
 /** gardener-apiserver drops unavailable Kubernetes versions from a CloudProfile it creates. */
-function droppedOnCreate(spec: CloudProfileSpec, now: number): string[] {
-  return spec.kubernetes.versions
-    .filter((x) => classificationAt(x, now) === 'unavailable')
-    .map((x) => {
-      const next = nextTransition(x, now);
-      const until = next ? ` until ${formatInstant(next.at)}` : '';
-      return `Kubernetes version "${x.version}" is unavailable${until}: gardener-apiserver drops unavailable Kubernetes versions when it creates a CloudProfile, so it will not be stored; add it with an update once the profile exists`;
-    });
+function droppedOnCreate(spec: CloudProfileSpec, now: number): Warning[] {
+  const out: Warning[] = [];
+  for (const x of spec.kubernetes.versions) {
+    if (classificationAt(x, now) !== 'unavailable') continue;
+    const next = nextTransition(x, now);
+    out.push(warningOf(droppedKind, 'dropped-on-create', { version: x.version, ...(next ? { until: next.at } : {}) }));
+  }
+  return out;
 }
 
 // --- with the state -----------------------------------------------------------------------
@@ -79,8 +104,7 @@ function overridesOf(ncp: NamespacedCloudProfile): Map<string, ExpirableVersion>
 
 /**
  * Live Shoots that use the entry where `test` holds for the entry as their profile has it. A
- * Shoot has one profile, so the sources' counts add up without overlap; the index keeps them,
- * so this costs the same for 10 users as for 10,000.
+ * Shoot has one profile, so the sources' counts add up without overlap.
  */
 function shootsWhere(a: Audience, e: Entry, test: (x: ExpirableVersion) => boolean): number {
   let n = 0;
@@ -91,67 +115,94 @@ function shootsWhere(a: Audience, e: Entry, test: (x: ExpirableVersion) => boole
   return n;
 }
 
-function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days: number): string[] {
+interface Expiring {
+  entry: Entry;
+  at: number;
+  now: number;
+  shoots: number;
+  days: number;
+}
+
+const inDays = (x: Expiring) => {
+  const days = Math.floor((x.at - x.now) / DAY_MS);
+  return days < 1 ? 'in less than a day' : `in ${days} ${days === 1 ? 'day' : 'days'}`;
+};
+
+const expiringKind: WarningKind<Expiring> = {
+  one: (x) => `${label(x.entry)} expires ${inDays(x)} (${formatInstant(x.at)}) and ${shootsText(x.shoots)} still ${x.shoots === 1 ? 'uses' : 'use'} it; move ${x.shoots === 1 ? 'it' : 'them'} before then`,
+  many: (xs) =>
+    `${countOf(xs.length, xs[0]!.entry.image)} used by ${shootsText(sum(xs, (x) => x.shoots))} expire within ${xs[0]!.days} days (${versionSpan(xs.map((x) => x.entry.entry.version))}); move the Shoots before then`,
+};
+
+function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days: number): Warning[] {
   const limit = now + days * DAY_MS;
   const soon = (x: ExpirableVersion) => {
     const at = expiryInstant(x);
     return at !== undefined && at >= now && at <= limit;
   };
-  const out: string[] = [];
+  const out: Warning[] = [];
   for (const e of entries) {
     if (!soon(e.entry)) continue;
-    const n = shootsWhere(a, e, soon);
-    if (n === 0) continue;
-    const at = expiryInstant(e.entry)!;
-    const inDays = Math.floor((at - now) / DAY_MS);
-    const when = inDays < 1 ? 'in less than a day' : `in ${inDays} ${inDays === 1 ? 'day' : 'days'}`;
-    out.push(`${label(e)} expires at ${formatInstant(at)} (${when}) and is still used by ${shoots(n)}; move ${n === 1 ? 'it' : 'them'} to a newer version before then`);
+    const shoots = shootsWhere(a, e, soon);
+    if (shoots > 0) out.push(warningOf(expiringKind, `expiring-soon\u0000${listKey(e)}`, { entry: e, at: expiryInstant(e.entry)!, now, shoots, days }));
   }
   return out;
 }
 
+interface Stranded {
+  version: string;
+  nextMinor: string;
+  shoots: number;
+}
+
+const strandedKind: WarningKind<Stranded> = {
+  one: (x) => `expired Kubernetes version "${x.version}" still has ${shootsText(x.shoots)} and no forced-update target (a newer patch or a ${x.nextMinor} version): their maintenance fails`,
+  many: (xs) =>
+    `${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and still have ${shootsText(sum(xs, (x) => x.shoots))} but no forced-update target: their maintenance fails; see version-policy explain`,
+};
+
 /**
  * A Shoot on an expired Kubernetes version is force-updated in its maintenance: to a newer
- * active, non-preview patch of its minor, else to such a version of the next minor. With
- * neither, the maintenance fails.
+ * active, non-preview patch of its minor, else to such a version of the next minor. With neither,
+ * the maintenance fails. The targets are indexed by minor once, so each expired version is one
+ * lookup.
  */
-function forcedUpdateImpossible(a: Audience, spec: Pick<CloudProfileSpec, 'kubernetes'>, now: number): string[] {
-  const targets = spec.kubernetes.versions.filter((x) => ['supported', 'deprecated'].includes(classificationAt(x, now)));
-  const out: string[] = [];
+function forcedUpdateImpossible(a: Audience, spec: Pick<CloudProfileSpec, 'kubernetes'>, now: number): Warning[] {
+  const highestTarget = new Map<string, string>();
+  for (const t of spec.kubernetes.versions) {
+    const q = parseVersion(t.version);
+    const c = classificationAt(t, now);
+    if (!q || (c !== 'supported' && c !== 'deprecated')) continue;
+    const minor = `${q.major}.${q.minor}`;
+    const best = highestTarget.get(minor);
+    if (best === undefined || compareVersions(t.version, best) > 0) highestTarget.set(minor, t.version);
+  }
+  const out: Warning[] = [];
   for (const x of spec.kubernetes.versions) {
     const p = parseVersion(x.version);
     if (!p || classificationAt(x, now) !== 'expired') continue;
+    const sameMinor = highestTarget.get(`${p.major}.${p.minor}`);
     const nextMinor = `${p.major}.${p.minor + 1}`;
-    const reachable = targets.some((t) => {
-      const q = parseVersion(t.version);
-      return q && q.major === p.major && ((q.minor === p.minor && compareVersions(t.version, x.version) > 0) || q.minor === p.minor + 1);
-    });
-    if (reachable) continue;
-    const n = shootsWhere(a, { entry: x }, (y) => classificationAt(y, now) === 'expired');
-    if (n === 0) continue;
-    out.push(
-      `Kubernetes version "${x.version}" is expired and still used by ${shoots(n)}, but minor ${nextMinor} has no active non-preview version ` +
-        `(nor is there a newer ${p.major}.${p.minor} patch) a forced update could move them to: their maintenance will fail; offer a ${nextMinor} version`,
-    );
+    if ((sameMinor !== undefined && compareVersions(sameMinor, x.version) > 0) || highestTarget.has(nextMinor)) continue;
+    const shoots = shootsWhere(a, { entry: x }, (y) => classificationAt(y, now) === 'expired');
+    if (shoots > 0) out.push(warningOf(strandedKind, 'no-forced-update-target', { version: x.version, nextMinor, shoots }));
   }
   return out;
 }
 
 // --- per kind -----------------------------------------------------------------------------
 
-function cloudProfileWarnings(ctx: CloudProfileContext): string[] {
+function cloudProfileWarnings(ctx: CloudProfileContext): Warning[] {
   const spec = ctx.object!.spec;
   const entries = entriesOf(spec);
-  const out = deprecatedWithoutExpiry(entries, latestVersion(spec.kubernetes.versions)?.version);
-  if (ctx.operation === 'CREATE') out.push(...droppedOnCreate(spec, ctx.now));
+  let out = deprecatedWithoutExpiry(entries, latestVersion(spec.kubernetes.versions)?.version);
+  if (ctx.operation === 'CREATE') out = [...out, ...droppedOnCreate(spec, ctx.now)];
   if (!ctx.state.synced) return out;
   const audience = cloudProfileAudience(ctx);
-  out.push(...expiringSoon(audience, entries, ctx.now, ctx.config.warnings.expiringWithinDays));
-  out.push(...forcedUpdateImpossible(audience, spec, ctx.now));
-  return out;
+  return [...out, ...expiringSoon(audience, entries, ctx.now, ctx.config.warnings.expiringWithinDays), ...forcedUpdateImpossible(audience, spec, ctx.now)];
 }
 
-function namespacedProfileWarnings(ctx: NamespacedCloudProfileContext): string[] {
+function namespacedProfileWarnings(ctx: NamespacedCloudProfileContext): Warning[] {
   const ncp = ctx.object!;
   const merged = ctx.state.synced ? ctx.merged : undefined;
   // What the NCP writes, as the merged profile has it (its own entries when that is unknown).
@@ -164,12 +215,10 @@ function namespacedProfileWarnings(ctx: NamespacedCloudProfileContext): string[]
     sources: [{ ref: { kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name } }],
     effective: (_source, e) => e.entry,
   };
-  out.push(...expiringSoon(audience, entriesOf(merged), ctx.now, ctx.config.warnings.expiringWithinDays));
-  out.push(...forcedUpdateImpossible(audience, merged, ctx.now));
-  return out;
+  return [...out, ...expiringSoon(audience, entriesOf(merged), ctx.now, ctx.config.warnings.expiringWithinDays), ...forcedUpdateImpossible(audience, merged, ctx.now)];
 }
 
-export function profileWarnings(ctx: RuleContext): string[] {
+export function profileWarnings(ctx: RuleContext): Warning[] {
   if (ctx.operation === 'DELETE' || !ctx.object) return [];
   if (ctx.kind === 'CloudProfile') return cloudProfileWarnings(ctx);
   if (ctx.kind === 'NamespacedCloudProfile') return namespacedProfileWarnings(ctx);

@@ -2,42 +2,72 @@
 // and what the forced update will do), or is expired (the forced update in its next maintenance
 // window, or that there is nothing to update to).
 import type { ForcedUpdatePlan, ShootVersionUse } from '../forced-update.js';
-import { describeUse, entryOf, placeOf, planForcedUpdate, versionUsesOf } from '../forced-update.js';
+import { describeUse, placeOf, planForcedUpdate, profileEntries, versionUsesOf } from '../forced-update.js';
 import type { RuleContext } from '../rule.js';
-import { judgesShoot, oldWorkerOf, shootName } from '../rules/shoot-changes.js';
+import { judgesShoot, shootName, workersByName } from '../rules/shoot-changes.js';
+import { listSome } from '../text.js';
 import type { Shoot } from '../types.js';
+import type { Warning, WarningKind } from '../warning.js';
+import { warningOf } from '../warning.js';
 import { classificationAt, expiryInstant, formatInstant, isActive } from '../versions.js';
 
 const DAY_MS = 86_400_000;
 
-export function shootWarnings(ctx: RuleContext): string[] {
+interface ShootUseWarning {
+  /** `kubernetes version "1.30.1" of shoot 'ns/name' (control plane, worker pool "a")`. */
+  subject: string;
+  /** `kubernetes version "1.30.1"`, for a group. */
+  use: string;
+  shoot: string;
+  state: 'expired' | 'expiring' | 'deprecated';
+  /** The rest of the sentence, built when said. */
+  rest: () => string;
+}
+
+const STATE_WORDS = { expired: 'are expired', expiring: 'expire soon', deprecated: 'are deprecated' } as const;
+
+const shootUseKind: WarningKind<ShootUseWarning> = {
+  one: (w) => `${w.subject} ${w.rest()}`,
+  many: (ws) =>
+    `${ws.length} versions of shoot ${ws[0]!.shoot} ${STATE_WORDS[ws[0]!.state]}: ${listSome(
+      ws.map((w) => w.use),
+      3,
+    )}; update them to supported versions; see version-policy explain`,
+};
+
+export function shootWarnings(ctx: RuleContext): Warning[] {
   // An unsynced state may hold a stale profile: say nothing rather than something wrong.
   if (!judgesShoot(ctx) || !ctx.state.synced || !ctx.profile) return [];
   const profile = ctx.profile;
+  const entries = profileEntries(profile);
   const shoot = ctx.object;
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
-  const out: string[] = [];
+  const oldPools = old ? workersByName(old) : undefined;
+  const out: Warning[] = [];
+  const say = (state: ShootUseWarning['state'], use: ShootVersionUse, places: readonly ShootVersionUse[], rest: () => string) => {
+    const item = { subject: `${describeUse(use)} of shoot ${shootName(shoot)} (${listSome(places.map(placeOf), 3)})`, use: describeUse(use), shoot: shootName(shoot), state, rest };
+    out.push(warningOf(shootUseKind, `shoot\u0000${state}`, item));
+  };
   for (const { use, places } of groupedUses(shoot)) {
-    const entry = entryOf(profile, use);
+    const entry = entries.entry(use);
     if (!entry) continue;
     const c = classificationAt(entry, ctx.now);
     const expiresAt = expiryInstant(entry);
-    const subject = `${describeUse(use)} of shoot ${shootName(shoot)} (${places.map(placeOf).join(', ')})`;
-    const plan = () => planForcedUpdate(profile, shoot, use, ctx.now)!;
+    const plan = () => planForcedUpdate(profile, shoot, use, ctx.now, entries)!;
     if (c === 'expired') {
       // On CREATE and for a new pool an expired version is a denial, not a forecast.
-      if (!places.some((p) => existedBefore(old, p))) continue;
+      if (!places.some((p) => existedBefore(oldPools, p))) continue;
       const since = expiresAt !== undefined && Number.isFinite(expiresAt) ? ` since ${formatInstant(expiresAt)}` : '';
-      out.push(`${subject} is expired${since}: ${forecast(plan(), ctx.now)}`);
+      say('expired', use, places, () => `is expired${since}: ${forecast(plan(), ctx.now)}`);
     } else if (isActive(c)) {
       const soon = expiresAt !== undefined && expiresAt >= ctx.now && expiresAt - ctx.now <= ctx.config.warnings.expiringWithinDays * DAY_MS;
       if (soon) {
         const days = Math.max(1, Math.ceil((expiresAt - ctx.now) / DAY_MS));
         const deprecated = c === 'deprecated' ? 'is deprecated and ' : '';
-        out.push(`${subject} ${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'}): ${forecast(plan(), ctx.now)}`);
+        say('expiring', use, places, () => `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'}): ${forecast(plan(), ctx.now)}`);
       } else if (c === 'deprecated') {
         const when = expiresAt !== undefined && Number.isFinite(expiresAt) ? `it expires at ${formatInstant(expiresAt)}` : 'no expiry is set yet';
-        out.push(`${subject} is deprecated: ${when}; update to a supported version`);
+        say('deprecated', use, places, () => `is deprecated: ${when}; update to a supported version`);
       }
     }
   }
@@ -53,7 +83,8 @@ export function forecast(plan: ForcedUpdatePlan, now: number): string {
         ? 'in the first maintenance window after that'
         : 'in its next maintenance window';
   const u = plan.update;
-  if (!u.found) return `no version to update to exists (${u.reason}): the forced update ${when} will fail`;
+  // The failure first: a long reason is what the budget's cut may shorten.
+  if (!u.found) return `the forced update ${when} will fail: no version to update to exists (${u.reason})`;
   const again = u.expired ? `; "${u.version}" is expired too, so another forced update follows` : '';
   return `it will be forcibly updated to "${u.version}" ${when}${again}`;
 }
@@ -71,7 +102,7 @@ function groupedUses(shoot: Shoot): Array<{ use: ShootVersionUse; places: ShootV
 }
 
 /** Whether the old Shoot already had this place (the control plane, or a pool of that name). */
-function existedBefore(old: Shoot | undefined, use: ShootVersionUse): boolean {
-  if (!old) return false;
-  return use.pool === undefined || oldWorkerOf(old, use.pool) !== undefined;
+function existedBefore(oldPools: ReadonlyMap<string, unknown> | undefined, use: ShootVersionUse): boolean {
+  if (!oldPools) return false;
+  return use.pool === undefined || oldPools.has(use.pool);
 }

@@ -90,6 +90,6 @@ t.test('NamespacedCloudProfiles are never defaulted', async (t) => {
   const ncp = namespacedProfile({ images: [{ name: 'another-image', updateStrategy: 'major', versions: [{ version: '1.0.0', cri: [{ name: 'containerd' }], expirationDate: hoursFromNow(48) }] }] });
   const d = decide({ operation: 'CREATE', object: ncp, state: [cloudProfile()] });
   t.notOk(d.mutated);
-  t.equal((d.object as typeof ncp).spec.machineImages![0]!.versions[0]!.architectures, undefined);
+  t.equal((d.object as typeof ncp).spec.machineImages![0]!.versions![0]!.architectures, undefined);
   t.same(d.violations.map((v) => `${v.rule} ${v.field}`), ['MACHINE-IMAGES spec.machineImages[0].versions[0].architectures']);
 });

@@ -65,6 +65,15 @@ runTable(t, 'CLASSIFICATION', [
       object: namespacedProfile({ images: [image('custom', [{ version: '1.0.0', classification: 'dummy', expirationDate: hoursFromNow(48) }])] }),
       state: [parent],
     },
-    want: [{ field: 'spec.machineImages[0].versions[0].classification', words: ['custom'] }],
+    want: [{ field: 'spec.machineImages[0].versions[0].classification', words: ['of machine image custom version 1.0.0 is not supported'] }],
+  },
+  {
+    name: 'a NamespacedCloudProfile override is called an override',
+    input: {
+      operation: 'CREATE',
+      object: namespacedProfile({ kubernetes: [{ version: '1.31.0', classification: 'dummy', expirationDate: hoursFromNow(48) }] }),
+      state: [parent],
+    },
+    want: [{ field: 'spec.kubernetes.versions[0].classification', words: ['classification "dummy" of the override of kubernetes version 1.31.0 is not supported'] }],
   },
 ]);

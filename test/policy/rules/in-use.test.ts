@@ -211,7 +211,7 @@ const dropK8s = (version: string) => (n: NamespacedCloudProfile) => {
   n.spec.kubernetes!.versions = n.spec.kubernetes!.versions.filter((x) => x.version !== version);
 };
 const dropImage = (version: string) => (n: NamespacedCloudProfile) => {
-  n.spec.machineImages![0]!.versions = n.spec.machineImages![0]!.versions.filter((x) => x.version !== version);
+  n.spec.machineImages![0]!.versions = n.spec.machineImages![0]!.versions!.filter((x) => x.version !== version);
 };
 const onNcp = (s: Parameters<typeof shoot>[0] = {}) => shoot({ name: 'a', profile: ncpRef(), version: '1.31.0', workers: [{ name: 'w', image: ['gardenlinux', '1.1.0'] }], ...s });
 

@@ -111,21 +111,21 @@ const rows: Row[] = [
     input: update({ images: [gl([extend('1.0.0')])] }, (n) => (n.spec.machineImages![0]!.updateStrategy = 'patch')),
     fields: ['spec.machineImages[0].updateStrategy'],
   },
-  { name: 'changing the expirationDate of an existing image override', input: update({ images: [gl([extend('1.0.0')], 'patch')] }, (n) => (n.spec.machineImages![0]!.versions[0]!.expirationDate = hoursFromNow(2000))), fields: [] },
+  { name: 'changing the expirationDate of an existing image override', input: update({ images: [gl([extend('1.0.0')], 'patch')] }, (n) => (n.spec.machineImages![0]!.versions![0]!.expirationDate = hoursFromNow(2000))), fields: [] },
   {
     name: 'an own version the parent has added since is kept as it is',
-    input: update({ images: [gl([{ version: '1.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }])] }, (n) => (n.spec.machineImages![0]!.versions[0]!.expirationDate = later)),
+    input: update({ images: [gl([{ version: '1.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }])] }, (n) => (n.spec.machineImages![0]!.versions![0]!.expirationDate = later)),
     fields: [],
   },
   {
     name: 'an own version the parent has added since cannot change',
-    input: update({ images: [gl([{ version: '1.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }])] }, (n) => (n.spec.machineImages![0]!.versions[0]!.architectures = ['arm64'])),
+    input: update({ images: [gl([{ version: '1.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }])] }, (n) => (n.spec.machineImages![0]!.versions![0]!.architectures = ['arm64'])),
     fields: ['spec.machineImages[0].versions[0]'],
     words: ['"gardenlinux@1.1.0"', 'except for the expiration date'],
   },
   {
     name: 'a new image override on UPDATE is judged like on CREATE',
-    input: update({ images: [gl([extend('1.0.0')])] }, (n) => n.spec.machineImages![0]!.versions.push(extend('1.1.0', { classification: 'supported' }))),
+    input: update({ images: [gl([extend('1.0.0')])] }, (n) => n.spec.machineImages![0]!.versions!.push(extend('1.1.0', { classification: 'supported' }))),
     fields: ['spec.machineImages[0].versions[1].classification'],
   },
 ];

@@ -52,7 +52,7 @@ runTable(t, 'PAST-EXPIRATION', [
   {
     name: 'UPDATE: an expiry changed to a past instant',
     input: { operation: 'UPDATE', oldObject: withK8s(expiring('1.30.5', FUTURE)), object: withK8s(expiring('1.30.5', PAST)) },
-    want: [{ field: 'spec.kubernetes.versions[1].expirationDate', words: ['is changed to', '1.30.5'] }],
+    want: [{ field: 'spec.kubernetes.versions[1].expirationDate', words: ['kubernetes version 1.30.5 is changed to', 'must not be moved into the past'] }],
   },
   {
     name: 'UPDATE: an expiry changed to exactly now',
@@ -86,7 +86,12 @@ runTable(t, 'PAST-EXPIRATION', [
   {
     name: 'NamespacedCloudProfile CREATE: an override already in the past',
     input: { operation: 'CREATE', object: ncp([{ version: '1.30.0', expirationDate: PAST }]), state: [parent] },
-    want: [{ field: 'spec.kubernetes.versions[0].expirationDate', words: ['1.30.0'] }],
+    want: [{ field: 'spec.kubernetes.versions[0].expirationDate', words: ['the override of kubernetes version 1.30.0 sets expirationdate', 'an override extends'] }],
+  },
+  {
+    name: 'NamespacedCloudProfile CREATE: a version of its own image already in the past is added, not an override',
+    input: { operation: 'CREATE', object: ncp([], [{ name: 'test-image', versions: [{ version: '9.0.0', expirationDate: PAST, cri: [{ name: 'containerd' }], architectures: ['amd64'] }] }]), state: [parent] },
+    want: [{ field: 'spec.machineImages[0].versions[0].expirationDate', words: ['machine image test-image version 9.0.0 is added with'] }],
   },
   {
     name: 'NamespacedCloudProfile UPDATE: an unchanged past override',
@@ -96,12 +101,12 @@ runTable(t, 'PAST-EXPIRATION', [
   {
     name: 'NamespacedCloudProfile UPDATE: an override changed to exactly now',
     input: { operation: 'UPDATE', oldObject: ncp([{ version: '1.30.0', expirationDate: FUTURE }]), object: ncp([{ version: '1.30.0', expirationDate: NOW_ISO }]), state: [parent] },
-    want: [{ field: 'spec.kubernetes.versions[0].expirationDate', words: ['is changed to'] }],
+    want: [{ field: 'spec.kubernetes.versions[0].expirationDate', words: ['the override of kubernetes version 1.30.0 is changed to'] }],
   },
   {
     name: 'NamespacedCloudProfile UPDATE: an image override changed into the past',
     input: { operation: 'UPDATE', oldObject: ncp([], imageOverride(FUTURE)), object: ncp([], imageOverride(PAST)), state: [parent] },
-    want: [{ field: 'spec.machineImages[0].versions[0].expirationDate', words: ['test-image', '1.1.0'] }],
+    want: [{ field: 'spec.machineImages[0].versions[0].expirationDate', words: ['the override of machine image test-image version 1.1.0 is changed to'] }],
   },
   {
     name: 'DELETE is not judged',

@@ -1,0 +1,103 @@
+// BASTION-IMAGE: a CloudProfile's `spec.bastion.machineImage` names one of its images, and that
+// image (or the pinned `version`) has a version with an explicit legacy `classification:
+// supported` that is supported now, built for the bastion machine type's architecture when one is
+// given. A version without a classification does not qualify: Gardener's rule, quirk included
+// (gardener#14328). Gardener also refuses a bastion section that names neither an image nor a
+// machine type, and a machine type the profile does not list; both are said here too, since an
+// offline check must not pass what gardener-apiserver refuses.
+import type { CloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import { listSome } from '../text.js';
+import type { CloudProfile, MachineImage, MachineImageVersion } from '../types.js';
+import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
+import { violationOf } from './version-lists.js';
+
+const violation = violationOf('BASTION-IMAGE');
+
+type Judged = CloudProfileContext & { object: CloudProfile };
+
+function applies(ctx: RuleContext): ctx is Judged {
+  return ctx.kind === 'CloudProfile' && (ctx.operation === 'CREATE' || ctx.operation === 'UPDATE') && ctx.object?.spec.bastion !== undefined;
+}
+
+/**
+ * The bastion machine type's architecture: its own, else Gardener's default amd64. Undefined when
+ * no machine type is given (any architecture will do) or when spec.machineCapabilities carries the
+ * architectures in capability flavors, which this rule does not read.
+ */
+function architectureOf(ctx: Judged, out: Violation[]): string | undefined {
+  const spec = ctx.object.spec;
+  const wanted = spec.bastion?.machineType;
+  if (!wanted) return undefined;
+  const type = (spec.machineTypes ?? []).find((t) => t.name === wanted.name);
+  if (!type) {
+    out.push(violation('spec.bastion.machineType.name', `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`));
+    return undefined;
+  }
+  if ((spec.machineCapabilities?.length ?? 0) > 0) return undefined;
+  return type.architecture ?? 'amd64';
+}
+
+/** The architectures Gardener stores for a version: its own, else the amd64 it defaults. */
+const architecturesOf = (v: MachineImageVersion) => (v.architectures?.length ? v.architectures : ['amd64']);
+
+function qualifies(v: MachineImageVersion, arch: string | undefined, now: number): boolean {
+  return v.classification === 'supported' && classificationAt(v, now) === 'supported' && (arch === undefined || architecturesOf(v).includes(arch));
+}
+
+/** Why a pinned version does not qualify, in words an operator can act on. */
+function whyNot(v: MachineImageVersion, arch: string | undefined, now: number): string {
+  if (v.classification !== 'supported') {
+    return v.classification === undefined
+      ? 'has no classification: supported (a version without a classification does not count, as in Gardener)'
+      : `is classified ${v.classification}, not supported`;
+  }
+  const current = classificationAt(v, now);
+  if (current !== 'supported') {
+    const at = expiryInstant(v);
+    return current === 'expired' && at !== undefined && Number.isFinite(at) ? `is expired since ${formatInstant(at)}` : `is ${current} now`;
+  }
+  return `is not built for ${arch} (its architectures: ${architecturesOf(v).join(', ')})`;
+}
+
+function judgeImage(ctx: Judged, image: MachineImage, arch: string | undefined): Violation[] {
+  const pinned = ctx.object.spec.bastion!.machineImage!.version;
+  const archText = `"${arch ?? '<nil>'}"`;
+  const gardener = `no image with classification supported and arch ${archText} found`;
+  const forArch = arch === undefined ? '' : ` for architecture ${arch}`;
+  if (pinned === undefined) {
+    if (image.versions.some((v) => qualifies(v, arch, ctx.now))) return [];
+    return [
+      violation(
+        'spec.bastion.machineImage.name',
+        `${gardener}: no version of machine image ${image.name} has an explicit classification: supported that is supported now${forArch}; classify one so, or pin the bastion to one that is (a version without a classification does not count, as in Gardener)`,
+      ),
+    ];
+  }
+  const entry = image.versions.find((v) => v.version === pinned);
+  if (!entry) {
+    return [violation('spec.bastion.machineImage.version', `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
+  }
+  if (qualifies(entry, arch, ctx.now)) return [];
+  return [violation('spec.bastion.machineImage.version', `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
+}
+
+function check(ctx: Judged): Violation[] {
+  const { machineImage, machineType } = ctx.object.spec.bastion!;
+  if (!machineImage && !machineType) return [violation('spec.bastion', 'bastion section needs a machine type or machine image')];
+  const out: Violation[] = [];
+  const arch = architectureOf(ctx, out);
+  if (!machineImage) return out;
+  const images = ctx.object.spec.machineImages;
+  const image = images.find((i) => i.name === machineImage.name);
+  if (!image) {
+    const names = listSome(images.map((i) => `"${i.name}"`)) || 'none';
+    return [...out, violation('spec.bastion.machineImage.name', `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
+  }
+  return [...out, ...judgeImage(ctx, image, arch)];
+}
+
+export const bastionImage: Rule = {
+  id: 'BASTION-IMAGE',
+  appliesTo: applies,
+  check: (ctx) => (applies(ctx) ? check(ctx) : []),
+};

@@ -1,0 +1,222 @@
+// Bounded work per review, whatever the input (issue 13): the limits at the edge on both sides,
+// and for every rule family an input 10–100× larger than real ones, answered with a bounded
+// message. Time bounds here are generous, so only a return to quadratic work breaks them; the
+// figures are measured by the benchmarks.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { admit } from '../../src/admission/handler.js';
+import type { AdmissionRequest } from '../../src/admission/review.js';
+import { staticState } from '../../src/cluster/static-state.js';
+import { LIMITS, parsePolicedObject } from '../../src/policy/parse.js';
+import type { Decision, RuleId } from '../../src/policy/rule.js';
+import { DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/rule.js';
+import type { ExpirableVersion, PolicedObject, Shoot } from '../../src/policy/types.js';
+import type { DecideInput } from '../helpers/objects.js';
+import { cloudProfile, config, decide, hoursFromNow, image, namespacedProfile, NOW, shoot } from '../helpers/objects.js';
+
+/**
+ * Generous: each case takes 100–500 ms on a busy shared machine, and the quadratic work these
+ * guard against took seconds to minutes (or crashed) at these sizes.
+ */
+const SLOW_MS = 10_000;
+
+function timed(input: DecideInput): { d: Decision; ms: number } {
+  const start = performance.now();
+  const d = decide(input);
+  return { d, ms: performance.now() - start };
+}
+
+/** The answer is bounded: per rule, in the denial's lines and in its length. */
+function bounded(t: Test, d: Decision, ms: number, rule: RuleId): void {
+  t.ok(ms < SLOW_MS, `answered in ${ms.toFixed(0)} ms`);
+  const mine = d.violations.filter((v) => v.rule === rule);
+  t.ok(mine.length > 0, `${rule} denies`);
+  t.ok(mine.length <= MAX_VIOLATIONS_PER_RULE + 1, `${mine.length} ${rule} violations kept`);
+  const message = formatDenial(d.violations);
+  t.ok(message.length <= DENIAL_LIMITS.length + 200, `a denial of ${message.length} characters`);
+  t.ok(message.split('\n').length <= DENIAL_LIMITS.lines + 2, 'a bounded number of lines');
+  t.notOk(d.violations.some((v) => v.message.length > 4_000), 'no single message grows with the input');
+}
+
+const versions = (n: number, make: (i: number) => string | ExpirableVersion) => Array.from({ length: n }, (_, i) => make(i));
+
+// --- limits at the edge ------------------------------------------------------------------------
+
+const withK8s = (n: number) => cloudProfile({ kubernetes: versions(n, (i) => `1.${Math.floor(i / 100)}.${i % 100}`) });
+const withImageVersions = (n: number) => cloudProfile({ images: [image('gardenlinux', versions(n, (i) => `${i}.0.0`))] });
+const withImages = (n: number) => cloudProfile({ images: versions(n, (i) => `image-${i}`).map((name) => image(name as string, ['1.0.0'])) });
+const withStages = (n: number) =>
+  cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', lifecycle: versions(n, (i) => ({ version: '', classification: 'deprecated', startTime: hoursFromNow(i) })) as never }] });
+
+t.test('limits: at the limit allowed, one past denied, naming the list, the count and the limit', async (t) => {
+  const cases: Array<[string, (n: number) => PolicedObject, number, string, string]> = [
+    ['Kubernetes versions', withK8s, LIMITS.versionsPerList, 'spec.kubernetes.versions', 'has 1,001 versions, more than the limit of 1,000 per list'],
+    ['versions of an image', withImageVersions, LIMITS.versionsPerList, 'spec.machineImages[0].versions', 'has 1,001 versions, more than the limit of 1,000 per list'],
+    ['machine images', withImages, LIMITS.machineImages, 'spec.machineImages', 'has 201 machine images, more than the limit of 200'],
+    ['lifecycle stages', withStages, LIMITS.lifecycleStages, 'spec.kubernetes.versions[1].lifecycle', 'has 17 stages, more than the limit of 16'],
+  ];
+  for (const [what, make, limit, field, message] of cases) {
+    t.ok(parsePolicedObject('CloudProfile', make(limit)).ok, `${what}: ${limit} pass`);
+    t.same(parsePolicedObject('CloudProfile', make(limit + 1)), { ok: false, errors: [{ field, message }] }, `${what}: ${limit + 1} are refused`);
+    t.ok(parsePolicedObject('CloudProfile', make(limit + 1), { limits: false }).ok, `${what}: objects read from the cluster are not held to the limit`);
+  }
+
+  // All lists together: nine full image lists and a full Kubernetes list are 10,000 entries.
+  const full = (extra: number) =>
+    cloudProfile({
+      kubernetes: versions(1_000, (i) => `1.${Math.floor(i / 100)}.${i % 100}`),
+      images: [...versions(9, (j) => `image-${j}`).map((name) => image(name as string, versions(1_000, (i) => `${i}.0.0`))), ...(extra ? [image('one-more', ['1.0.0'])] : [])],
+    });
+  t.ok(parsePolicedObject('CloudProfile', full(0)).ok, '10,000 entries pass');
+  t.same(parsePolicedObject('CloudProfile', full(1)), {
+    ok: false,
+    errors: [{ field: 'spec', message: 'has 10,001 version entries in all, more than the limit of 10,000 per object' }],
+  });
+
+  const ncp = namespacedProfile({ kubernetes: versions(1_001, (i) => ({ version: `1.0.${i}`, expirationDate: hoursFromNow(100) })) });
+  t.same(parsePolicedObject('NamespacedCloudProfile', ncp), { ok: false, errors: [{ field: 'spec.kubernetes.versions', message: 'has 1,001 versions, more than the limit of 1,000 per list' }] });
+
+  const pools = shoot({ workers: versions(5_000, (i) => `pool-${i}`).map((name) => ({ name: name as string, image: ['gardenlinux', '1592.1.0'] as [string, string] })) });
+  t.ok(parsePolicedObject('Shoot', pools).ok, 'a Shoot has no pool limit: each pool costs O(1)');
+});
+
+t.test('limits: the webhook denies under the SCHEMA label before any rule runs', async (t) => {
+  const object = withK8s(4_000);
+  const req: AdmissionRequest = { uid: 'u-limit', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' }, operation: 'CREATE', object };
+  const start = performance.now();
+  const outcome = admit('validate', req, [], { now: NOW, config: config(), state: staticState([]) });
+  const ms = performance.now() - start;
+  t.equal(outcome.response.allowed, false);
+  t.equal(outcome.response.status?.message, '[SCHEMA] spec.kubernetes.versions: has 4,000 versions, more than the limit of 1,000 per list');
+  t.same(outcome.rules, ['SCHEMA']);
+  t.ok(ms < SLOW_MS, `answered in ${ms.toFixed(0)} ms`);
+});
+
+t.test('schema errors are capped too', async (t) => {
+  const bad = withK8s(500) as unknown as { spec: { kubernetes: { versions: unknown[] } } };
+  bad.spec.kubernetes.versions = bad.spec.kubernetes.versions.map(() => ({ version: 7 }));
+  const result = parsePolicedObject('CloudProfile', bad);
+  t.equal(result.ok, false);
+  if (!result.ok) {
+    t.equal(result.errors.length, 20);
+    t.same(result.errors.at(-1), { field: '', message: 'and 481 more problems' });
+  }
+});
+
+// --- SUPPORTED-PER-MINOR: N versions of one minor ----------------------------------------------
+
+for (const [kind, make] of [
+  ['legacy classification', (i: number): ExpirableVersion => ({ version: `1.30.${i}`, classification: 'supported' })],
+  ['lifecycle', (i: number): ExpirableVersion => ({ version: `1.30.${i}`, lifecycle: [{ classification: 'supported' }] })],
+] as const) {
+  t.test(`SUPPORTED-PER-MINOR: 4,000 supported versions of one minor (${kind}) are one report`, async (t) => {
+    const profile = cloudProfile({ kubernetes: ['1.31.0', ...versions(4_000, make)] });
+    const { d, ms } = timed({ operation: 'CREATE', object: profile, lifecycleGate: true });
+    bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+    const spm = d.violations.filter((v) => v.rule === 'SUPPORTED-PER-MINOR');
+    t.ok(spm.length <= 5, `${spm.length} lines: the report and at most four pointers`);
+    t.match(spm[0]!.message, /in minor 1\.30, 1\.30\.0, 1\.30\.1, 1\.30\.2, 1\.30\.3, 1\.30\.4 and 3,995 more are all explicitly supported/);
+  });
+}
+
+t.test('SUPPORTED-PER-MINOR: 100 minors of 40 clashing versions each: one report per minor, capped per rule', async (t) => {
+  const kubernetes = versions(4_000, (i) => ({ version: `1.${Math.floor(i / 40)}.${i % 40}`, lifecycle: [{ classification: 'supported' }] }));
+  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }), lifecycleGate: true });
+  bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+  t.match(d.violations.filter((v) => v.rule === 'SUPPORTED-PER-MINOR').at(-1)!.message, /^and 50 more violations of this rule$/);
+});
+
+// --- every other rule family, 10–100× -------------------------------------------------------
+
+const many = 10_000;
+
+t.test('K8S-VERSIONS: 10,000 malformed versions', async (t) => {
+  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', ...versions(many, (i) => `v1.0.${i}`)] }) });
+  bounded(t, d, ms, 'K8S-VERSIONS');
+});
+
+t.test('MACHINE-IMAGES: 10,000 image versions with unsupported runtimes and architectures', async (t) => {
+  const bad = versions(many, (i) => ({ version: `${i}.0.0`, cri: [{ name: 'docker' }], architectures: ['s390x'] }));
+  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ images: [image('gardenlinux', bad)] }) });
+  bounded(t, d, ms, 'MACHINE-IMAGES');
+});
+
+t.test('CLASSIFICATION and LIFECYCLE-ORDER: 10,000 bad classifications and lifecycles', async (t) => {
+  const kubernetes = ['1.40.0', ...versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, classification: 'expired' }))];
+  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
+  bounded(t, d, ms, 'CLASSIFICATION');
+  bounded(t, d, ms, 'LIFECYCLE-ORDER');
+  const out = versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, lifecycle: [{ classification: 'expired' }, { classification: 'preview', startTime: hoursFromNow(-1) }] }));
+  const order = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.40.0', ...out] }), lifecycleGate: true });
+  bounded(t, order.d, order.ms, 'LIFECYCLE-ORDER');
+});
+
+t.test('one version with 10,000 lifecycle stages (past the edge, as evaluate() sees it)', async (t) => {
+  const lifecycle = versions(10_000, (i) => ({ version: '', classification: i % 2 ? 'supported' : 'deprecated', startTime: hoursFromNow(i) }));
+  const profile = cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', lifecycle: lifecycle as never }, { version: '1.30.1', lifecycle: [{ classification: 'supported' }] }] });
+  const { d, ms } = timed({ operation: 'CREATE', object: profile, lifecycleGate: true });
+  bounded(t, d, ms, 'LIFECYCLE-ORDER');
+  bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+});
+
+t.test('PAST-EXPIRATION: 10,000 versions added already expired', async (t) => {
+  const kubernetes = ['1.40.0', ...versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, classification: 'deprecated', expirationDate: hoursFromNow(-1) }))];
+  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
+  bounded(t, d, ms, 'PAST-EXPIRATION');
+});
+
+t.test('IN-USE: 5,000 removed versions, one of them used by 10,000 Shoots', async (t) => {
+  const kept = ['1.40.0'];
+  const removed = versions(5_000, (i) => `1.${Math.floor(i / 100)}.${i % 100}`) as string[];
+  const old = cloudProfile({ kubernetes: [...kept, ...removed] });
+  // 5,001 Shoots on the first removed version, one on each of the others.
+  const users: Shoot[] = versions(many, (i) => `s-${i}`).map((name, i) => shoot({ name: name as string, version: removed[i < 5_000 ? 0 : i - 5_000]!, workers: [] }));
+  const { d, ms } = timed({ operation: 'UPDATE', oldObject: old, object: cloudProfile({ kubernetes: kept }), state: [old, ...users] });
+  bounded(t, d, ms, 'IN-USE');
+  t.match(d.violations[0]!.message, /and 4,991 more \(5,001 in total\)/, 'a removed version names ten of its Shoots and counts the rest');
+});
+
+t.test('NCP-OVERRIDES: 10,000 overrides of versions the parent lacks', async (t) => {
+  const ncp = namespacedProfile({ kubernetes: versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, expirationDate: hoursFromNow(100) })) });
+  const { d, ms } = timed({ operation: 'CREATE', object: ncp, state: [cloudProfile()] });
+  bounded(t, d, ms, 'NCP-OVERRIDES');
+});
+
+t.test('SHOOT-*: a Shoot with 10,000 worker pools on versions the profile does not offer', async (t) => {
+  const profile = cloudProfile({
+    kubernetes: versions(1_000, (i) => `1.${20 + Math.floor(i / 100)}.${i % 100}`),
+    images: [image('gardenlinux', versions(1_000, (i) => `${i}.0.0`))],
+  });
+  const workers = versions(many, (i) => `pool-${i}`).map((name, i) => ({ name: name as string, kubernetes: '1.99.0', image: ['gardenlinux', `${5_000 + i}.0.0`] as [string, string] }));
+  const old = shoot({ version: '1.29.0', workers: workers.map((w) => ({ ...w, kubernetes: '1.29.5' })) });
+  const { d, ms } = timed({ operation: 'UPDATE', oldObject: old, object: shoot({ version: '1.29.0', workers }), state: [profile] });
+  bounded(t, d, ms, 'SHOOT-VERSION-AVAILABLE');
+  bounded(t, d, ms, 'SHOOT-NO-MINOR-SKIP');
+  const worse = shoot({ version: '1.29.0', workers: workers.map((w) => ({ ...w, kubernetes: '1.28.0' })) });
+  const down = timed({ operation: 'UPDATE', oldObject: old, object: worse, state: [profile] });
+  bounded(t, down.d, down.ms, 'SHOOT-NO-DOWNGRADE');
+});
+
+// --- no unbounded spread into a call ------------------------------------------------------
+
+t.test('no array is spread into a call anywhere in src/', async (t) => {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (path.endsWith('.ts')) files.push(path);
+    }
+  };
+  walk(new URL('../../src', import.meta.url).pathname);
+  // push(...x), Math.max(...x), fn(a, ...x): a long x overflows the call stack. Array and object
+  // literals ([...a], {...o}) and rest parameters are fine.
+  const callSpread = /\b(push|unshift|max|min|apply|concat|splice)\(([^()[\]{}]*,\s*)?\.\.\./;
+  const offenders = files.flatMap((f) =>
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (callSpread.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  t.same(offenders, []);
+});
