@@ -17,7 +17,7 @@ import type { Rule } from '../../src/policy/rule.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import { config as testConfig, NOW, type ConfigInput } from './objects.js';
 
-export type LogRecord = Record<string, unknown> & { level: number; msg: string };
+export type LogRecord = Record<string, unknown> & { level: string; msg: string };
 
 export interface TestServerOptions {
   state?: PolicedObject[] | ClusterState;

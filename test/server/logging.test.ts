@@ -25,9 +25,9 @@ t.test('each admission is one info line with uid, kind, namespace, name, operati
 
   const admissions = s.logs.filter((l) => l.msg === 'admission');
   t.equal(admissions.length, 2, 'one line per admission');
-  t.equal(s.logs.filter((l) => l.level === 30 && l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request info lines');
+  t.equal(s.logs.filter((l) => l.level === 'info' && l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request info lines');
   const [cp, sl] = admissions as [LogRecord, LogRecord];
-  t.match(cp, { level: 30, webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
+  t.match(cp, { level: 'info', webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
   t.notOk('namespace' in cp, 'cluster-scoped: no namespace');
   t.type(cp.durationMs, 'number');
   t.match(sl, { uid: 'u-shoot', kind: 'Shoot', namespace: 'garden-dev', name: 'dev', operation: 'UPDATE', user: 'bob', dryRun: false, allowed: false, code: 403, rules: ['SHOOT-NO-DOWNGRADE'] });
