@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
 import type { Rule } from '../policy/rule.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
+import { loggable } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
@@ -65,7 +66,6 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     // Connection: close) rather than 503, which failurePolicy Fail would turn into a rejection.
     return503OnClosing: false,
   });
-  app.removeContentTypeParser('text/plain');
 
   const server = app.server as unknown as TlsServer;
   opts.certificates.onChange((m) => {
@@ -93,7 +93,12 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   app.setErrorHandler((err: FastifyError, req, reply) => answerError(err, req, reply, config.server.bodyLimitBytes));
   app.setNotFoundHandler((req, reply) => answerError(webhookError('NOT_FOUND', req.method, req.url), req, reply, config.server.bodyLimitBytes));
 
-  registerAdmissionRoutes(app, { metrics, context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }) });
+  registerAdmissionRoutes(app, {
+    metrics,
+    logger,
+    bodyLimit: config.server.bodyLimitBytes,
+    context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }),
+  });
   registerProbes(app, readiness);
   registerMetricsRoute(app, metrics);
 
@@ -150,7 +155,7 @@ function toWebhookError(err: FastifyError, req: FastifyRequest, bodyLimit: numbe
 
 function answerError(err: FastifyError | WebhookError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): FastifyReply {
   const coded = toWebhookError(err, req, bodyLimit);
-  const fields = { code: coded.code, status: coded.statusCode, method: req.method, url: req.url };
+  const fields = { code: coded.code, status: coded.statusCode, method: loggable(req.method), url: loggable(req.url) };
   if (coded.statusCode >= 500) req.log.error({ ...fields, err }, coded.message);
   else req.log.warn(fields, coded.message);
   return reply.code(coded.statusCode).send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });

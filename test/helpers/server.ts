@@ -29,6 +29,8 @@ export interface TestServerOptions {
   mtls?: boolean;
   pollIntervalMs?: number;
   watch?: boolean;
+  /** The level of the captured log (default info). */
+  logLevel?: 'info' | 'debug';
 }
 
 export interface TestAuthority {
@@ -135,7 +137,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     server: { host: '127.0.0.1', port: 0, ...(opts.config?.server as object | undefined) },
   });
   const logs: LogRecord[] = [];
-  const logger = createLogger('info', logSink(logs));
+  const logger = createLogger(opts.logLevel ?? 'info', logSink(logs));
   const source = await FileCertificateSource.open({
     certFile,
     keyFile,
