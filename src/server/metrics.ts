@@ -1,6 +1,6 @@
 // Prometheus metrics in the shape the ecosystem uses (controller-runtime's webhook metrics):
 // latency by webhook/kind/operation/allowed, requests by code, denials by rule, certificate
-// reloads, in-flight requests, and the default process metrics. One Registry per server, so
+// reloads, in-flight requests, connections refused at the cap, and the default process metrics. One Registry per server, so
 // tests (and the informers, which add their own) never collide with a global one.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isPolicedKind } from '../policy/parse.js';
@@ -17,6 +17,7 @@ export interface WebhookMetrics {
   denials: Counter<'rule'>;
   certificateReloads: Counter<'result'>;
   inFlight: Gauge<'webhook'>;
+  droppedConnections: Counter<'server'>;
 }
 
 export function createMetrics(registry = new Registry()): WebhookMetrics {
@@ -53,6 +54,12 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
       name: 'version_policy_admission_in_flight_requests',
       help: 'Admission requests received and not yet answered.',
       labelNames: ['webhook'],
+      registers,
+    }),
+    droppedConnections: new Counter({
+      name: 'version_policy_connections_dropped_total',
+      help: 'Connections closed on arrival because server.maxConnections were open, by server (webhook or probes).',
+      labelNames: ['server'],
       registers,
     }),
   };
