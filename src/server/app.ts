@@ -35,6 +35,11 @@ export interface ServerOptions {
   metrics?: WebhookMetrics;
   /** The rules evaluate() runs (EvaluateOptions.rules); the full registry unless a test narrows it. */
   rules?: readonly Rule[];
+  /**
+   * Serve GET /metrics on the webhook port. Default: only when there is no probe port
+   * (`server.probePort` 0); with one, the probe port serves it and the TLS port does not.
+   */
+  serveMetrics?: boolean;
 }
 
 export interface WebhookServer {
@@ -104,7 +109,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }),
   });
   registerProbes(app, readiness);
-  registerMetricsRoute(app, metrics);
+  if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
 
   return {
     app,
