@@ -1,5 +1,5 @@
 // The webhook's HTTPS server: `buildServer()` wires transport (fastify, TLS and its reload,
-// connection limits), protocol (admission routes), probes and metrics.
+// connection limits), protocol (admission routes), probes, metrics and the event-loop watchdog.
 // Everything it needs is injected (config, state, certificates, logger, clock), so tests run the
 // real thing on port 0.
 import type { TLSSocket } from 'node:tls';
@@ -13,6 +13,7 @@ import { WebhookError, webhookError } from '../admission/errors.js';
 import type { Rule } from '../policy/rule.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
 import { applyConnectionLimits, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
+import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
    * (`server.probePort` 0); with one, the probe port serves it and the TLS port does not.
    */
   serveMetrics?: boolean;
+  /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
+  eventLoopWindowMs?: number;
 }
 
 export interface WebhookServer {
@@ -111,12 +114,19 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   registerProbes(app, readiness);
   if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
 
+  let watchdog: EventLoopWatchdog | undefined;
+  app.addHook('onClose', (_app, done) => {
+    watchdog?.stop();
+    done();
+  });
+
   return {
     app,
     readiness,
     metrics,
     async listen() {
       await app.listen({ host: config.server.host, port: config.server.port });
+      watchdog ??= watchEventLoop(metrics.eventLoopMaxDelay, logger, opts.eventLoopWindowMs);
       readiness.tlsLoaded = true;
       return urlOf('https', app);
     },

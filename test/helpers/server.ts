@@ -33,6 +33,8 @@ export interface TestServerOptions {
   logLevel?: 'info' | 'debug';
   /** buildServer's serveMetrics (default: follows server.probePort). */
   serveMetrics?: boolean;
+  /** buildServer's eventLoopWindowMs. */
+  eventLoopWindowMs?: number;
 }
 
 export interface TestAuthority {
@@ -149,7 +151,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   });
   const state = Array.isArray(opts.state) || opts.state === undefined ? staticState(opts.state ?? []) : opts.state;
   const now = opts.now ?? NOW;
-  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}) });
+  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}), ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}) });
   const url = await server.listen();
   const port = Number(new URL(url).port);
   const send = (method: string, path: string, body: string | Buffer | undefined, o: RequestOptions = {}) =>
