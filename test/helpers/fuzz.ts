@@ -310,7 +310,16 @@ function makeCase(seedList: readonly SeedText[], seed: number, index: number): C
       mutations.push(kind < 0.6 ? mutateValue(r, base) : kind < 0.85 ? mutateEnvelope(r, base) : 'text');
     }
   }
-  let text = JSON.stringify(base);
+  let text: string;
+  try {
+    text = JSON.stringify(base);
+  } catch {
+    // Nesting stacked on nesting can exceed JSON.stringify's own stack: write it as text instead.
+    const plain = JSON.parse(pick(r, seedList).text) as { request: { uid: string } };
+    plain.request.uid = `fuzz-${index}`;
+    text = JSON.stringify(plain).replace('"request":{', `"request":{"deep":${'['.repeat(6000)}${']'.repeat(6000)},`);
+    mutations.splice(0, mutations.length, 'nest 6000 (as text)');
+  }
   // Doubling a doubled value can still grow a body: keep each within the body limit's reach.
   if (text.length > 8_000_000) {
     text = text.slice(0, 8_000_000);
