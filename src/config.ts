@@ -33,6 +33,35 @@ export interface Config {
     probePort: number;
     shutdownGraceSeconds: number;
     certReloadIntervalSeconds: number;
+    /**
+     * Connections open at once, on each port (webhook and probes); past it a new connection is
+     * closed at once. kube-apiserver keeps a few (25 idle per host, plus one per concurrent call);
+     * an idle TLS connection costs about 45 KiB, so the default 1000 bounds that at about 45 MiB.
+     */
+    maxConnections: number;
+    /** A TLS handshake not finished within this is dropped (Node's default is 120 s). Default 5. */
+    tlsHandshakeTimeoutSeconds: number;
+    /**
+     * A request whose headers have not all arrived within this of its first byte, or of the
+     * connection opening, is answered 408 and closed. kube-apiserver sends them at once. Default 10.
+     */
+    headersTimeoutSeconds: number;
+    /**
+     * A request not fully received (headers and body) within this is answered 408 and closed.
+     * Default 30: kube-apiserver gives up on a webhook after at most 30 s (timeoutSeconds).
+     */
+    requestTimeoutSeconds: number;
+    /**
+     * An idle kept-alive connection is closed after this. Default 120: longer than the 90 s after
+     * which kube-apiserver's client (Go's IdleConnTimeout) drops idle connections itself, so the
+     * client always closes first and never sends a review on a connection we are closing.
+     */
+    keepAliveTimeoutSeconds: number;
+    /**
+     * How often the header and request timeouts are checked: a slow client is reaped within its
+     * timeout plus this. Default 1 (Node's default is 30).
+     */
+    connectionCheckIntervalSeconds: number;
   };
   cluster: { enabled: boolean; kubeconfig: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -118,6 +147,12 @@ export const configSchema = {
         probePort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
         shutdownGraceSeconds: { type: 'number', minimum: 0, default: 25 },
         certReloadIntervalSeconds: { type: 'number', exclusiveMinimum: 0, default: 10 },
+        maxConnections: { type: 'integer', minimum: 1, default: 1000 },
+        tlsHandshakeTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 120, default: 5 },
+        headersTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 10 },
+        requestTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 30 },
+        keepAliveTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
+        connectionCheckIntervalSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 1 },
       },
     },
     cluster: {

@@ -1,6 +1,8 @@
 // One registry of the webhook's coded errors: code, HTTP status, Kubernetes status reason and
-// message template. Transport errors (bad body) are answered with the HTTP status; protocol
-// errors (a review we can answer) go into the AdmissionReview's `status.code`.
+// message template. A body whose uid can be read is answered in an AdmissionReview with the
+// status in `status.code` (kube-apiserver shows the message); without a uid, the HTTP status and
+// a plain JSON body are all we can send.
+import { bounded, MAX_NESTING_DEPTH } from './limits.js';
 
 interface ErrorDefinition<A extends unknown[]> {
   status: number;
@@ -18,13 +20,17 @@ export const ERRORS = {
   BODY_NOT_JSON: define(400, 'BadRequest', () => 'request body is not valid JSON; expected an admission.k8s.io/v1 AdmissionReview'),
   BODY_EMPTY: define(400, 'BadRequest', () => 'request body is empty; expected an admission.k8s.io/v1 AdmissionReview'),
   BODY_TOO_LARGE: define(413, 'RequestEntityTooLarge', (limit: number) => `request body is larger than the limit of ${limit} bytes`),
-  MEDIA_TYPE: define(415, 'UnsupportedMediaType', (type: string) => `content type ${JSON.stringify(type)} is not supported; send application/json`),
+  BODY_NOT_UTF8: define(400, 'BadRequest', () => 'request body is not valid UTF-8'),
+  BODY_TOO_DEEP: define(400, 'BadRequest', () => `request body nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`),
+  PROTOTYPE_KEY: define(400, 'BadRequest', (key: string) => `request body has a ${key} key; such keys are refused`),
+  MEDIA_TYPE: define(415, 'UnsupportedMediaType', (type: string) => `content type ${JSON.stringify(bounded(type))} is not supported; send application/json`),
+  CONTENT_ENCODING: define(415, 'UnsupportedMediaType', (encoding: string) => `content encoding ${JSON.stringify(bounded(encoding))} is not supported; send the AdmissionReview unencoded`),
   REVIEW_INVALID: define(400, 'BadRequest', (detail: string) => detail),
   REQUEST_INVALID: define(400, 'BadRequest', (problems: readonly string[]) => `malformed AdmissionReview request: ${problems.join('; ')}`),
   OBJECT_INVALID: define(403, 'Forbidden', (listed: string) => listed),
   POLICY_DENIED: define(403, 'Forbidden', (listed: string) => listed),
   EVALUATION_FAILED: define(500, 'InternalError', (detail: string) => `internal error while judging the request (the request is refused, retry or report it): ${detail}`),
-  NOT_FOUND: define(404, 'NotFound', (method: string, url: string) => `no route for ${method} ${url}`),
+  NOT_FOUND: define(404, 'NotFound', (method: string, url: string) => `no route for ${bounded(method)} ${bounded(url)}`),
   INTERNAL: define(500, 'InternalError', (detail: string) => `internal error: ${detail}`),
 } as const;
 

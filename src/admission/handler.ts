@@ -6,7 +6,7 @@ import { evaluate } from '../policy/evaluate.js';
 import type { FieldError } from '../policy/parse.js';
 import type { Decision, PolicyRequest, Rule } from '../policy/rule.js';
 import { formatDenial } from '../policy/rule.js';
-import { ERRORS } from './errors.js';
+import { ERRORS, type WebhookError } from './errors.js';
 import { jsonPatch } from './patch.js';
 import type { MappedRequest } from './request.js';
 import { toPolicyRequest } from './request.js';
@@ -31,8 +31,17 @@ export interface AdmissionOutcome {
   response: AdmissionResponse;
   /** Rule IDs (or SCHEMA) behind a denial, unique, in the order reported. */
   rules: string[];
+  /** Every warning in full (`Decision.allWarnings`), beyond what fits the answer: for the debug log. */
+  allWarnings: readonly string[];
   /** An exception thrown while judging; the response is then `errored` with code 500. */
   error?: unknown;
+}
+
+const NO_WARNINGS: readonly string[] = [];
+
+/** A review that cannot be judged (bad body, envelope or encoding), refused with the error's status. */
+export function refused(uid: string, error: WebhookError): AdmissionOutcome {
+  return { response: errored(uid, error.statusCode, error.message), rules: [], allWarnings: NO_WARNINGS };
 }
 
 /** Formats a schema failure the way a denial lists violations. */
@@ -46,31 +55,32 @@ export function formatFieldError(e: FieldError): string {
  */
 export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
   const uid = req.uid;
-  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [] };
+  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [], allWarnings: NO_WARNINGS };
 
   const mapped: MappedRequest = toPolicyRequest(req);
-  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [] };
+  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [], allWarnings: [mapped.warning] };
   if (mapped.outcome === 'malformed') {
-    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK] };
+    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK], allWarnings: NO_WARNINGS };
   }
   // Deletions are validated, never mutated: nothing to default on an object that goes away.
-  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [] };
+  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [], allWarnings: NO_WARNINGS };
 
   try {
     const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}) });
     return answer(webhook, uid, mapped.request, decision);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], error };
+    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], allWarnings: NO_WARNINGS, error };
   }
 }
 
 function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision: Decision): AdmissionOutcome {
+  const { allWarnings } = decision;
   if (!decision.allowed) {
     const rules = [...new Set(decision.violations.map((v) => v.rule))];
     const message = ERRORS.POLICY_DENIED.message(formatDenial(decision.violations));
-    return { response: denied(uid, message, decision.warnings), rules };
+    return { response: denied(uid, message, decision.warnings), rules, allWarnings };
   }
-  if (webhook === 'validate' || !decision.mutated || !decision.object) return { response: allowed(uid, decision.warnings), rules: [] };
-  return { response: patched(uid, jsonPatch(request.object, decision.object), decision.warnings), rules: [] };
+  if (webhook === 'validate' || !decision.mutated || !decision.object) return { response: allowed(uid, decision.warnings), rules: [], allWarnings };
+  return { response: patched(uid, jsonPatch(request.object, decision.object), decision.warnings), rules: [], allWarnings };
 }

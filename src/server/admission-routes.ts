@@ -1,47 +1,68 @@
-// POST /validate and POST /mutate: transport only. Bodies arrive through fastify's own body limit
-// and JSON parser; the admission layer decodes and judges; this file answers, counts and logs.
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// POST /validate and POST /mutate: transport only. Every body arrives as raw bytes, whatever its
+// type (one content-type parser for all, within the body limit); the admission layer decodes and
+// judges; this file answers, counts and logs.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { contentCodings, decodeBody, decodeEncodedBody, type BodyHeaders, type DecodedBody } from '../admission/body.js';
 import type { AdmissionContext, AdmissionOutcome, Webhook } from '../admission/handler.js';
-import { admit } from '../admission/handler.js';
+import { admit, refused } from '../admission/handler.js';
 import { webhookError } from '../admission/errors.js';
+import { bounded } from '../admission/limits.js';
 import { reviewResponse } from '../admission/response.js';
 import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/review.js';
-import { decodeReview } from '../admission/review.js';
+import { REVIEW_KIND } from '../admission/review.js';
+import { loggable } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { kindLabel, operationLabel } from './metrics.js';
 
 export const WEBHOOKS: readonly Webhook[] = ['validate', 'mutate'];
 
+/** The debug log's list of every warning: enough to read what a review was told, never a huge line. */
+export const MAX_LOGGED_WARNINGS = 50;
+const MAX_LOGGED_WARNING_LENGTH = 512;
+
 export interface AdmissionRouteOptions {
   metrics: WebhookMetrics;
+  /** The root logger (fastify's own, as pino); each admission logs through a child of it. */
+  logger: Logger;
   /** The AdmissionContext for a request arriving now. */
   context: () => AdmissionContext;
+  /** The most bytes an encoded body may decode to while we look for its uid (the body limit). */
+  bodyLimit: number;
 }
 
 interface Judged {
   outcome: AdmissionOutcome;
-  log: FastifyBaseLogger;
+  log: Logger;
+  /** Metric labels, already bounded. */
+  kind: string;
+  operation: string;
+  /** The coded error of a review refused before judging. */
+  error?: string;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the handler for the onResponse hook (metrics, the log line); null until then. */
     admission: Judged | null;
+    /** Content-Type and Content-Encoding as the client sent them (onRequest keeps them); null off the admission routes. */
+    bodyHeaders: BodyHeaders | null;
   }
 }
 
-/** The identifying fields of a request, for the log line; never the object. Fields past the uid may be missing (a malformed request is logged too). */
+/** The identifying fields of a request, for the log line; never the object. Each is bounded; fields past the uid may be missing or of any type. */
 function bindings(webhook: Webhook, req: AdmissionRequest): Record<string, unknown> {
   const meta = metadataOf(req.object) ?? metadataOf(req.oldObject);
-  const name = req.name || (typeof meta?.name === 'string' ? meta.name : undefined);
+  const name = loggable(req.name) || loggable(meta?.name);
+  const namespace = loggable(req.namespace);
   return {
     webhook,
     uid: req.uid,
-    kind: req.kind?.kind,
-    ...(req.namespace ? { namespace: req.namespace } : {}),
+    kind: loggable(req.kind?.kind),
+    ...(namespace ? { namespace } : {}),
     ...(name ? { name } : {}),
-    operation: req.operation,
-    user: req.userInfo?.username,
+    operation: loggable(req.operation),
+    user: loggable(req.userInfo?.username),
     dryRun: req.dryRun === true,
   };
 }
@@ -52,12 +73,37 @@ function metadataOf(o: unknown): Record<string, unknown> | undefined {
   return meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : undefined;
 }
 
+function warningList(warnings: readonly string[]): Record<string, unknown> {
+  const listed = warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => bounded(w, MAX_LOGGED_WARNING_LENGTH));
+  const omitted = warnings.length - listed.length;
+  return { allWarnings: listed, ...(omitted > 0 ? { allWarningsOmitted: omitted } : {}) };
+}
+
+const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
+
+const NO_BODY: DecodedBody = { ok: false, error: webhookError('BODY_EMPTY') };
+
 export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRouteOptions): void {
   const { metrics } = opts;
   // The verdict travels to onResponse on the request itself. (A WeakMap keyed on the request did
   // the same, but V8's young-generation GC keeps WeakMap values alive, so every request's
   // objects were copied and promoted instead of dying young.)
   app.decorateRequest('admission', null);
+  app.decorateRequest('bodyHeaders', null);
+
+  // One parser for every content type: the raw bytes (fastify has already answered 413 past the
+  // body limit), so that a uid is read even from a body refused for its type or encoding.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => {
+    const headers = req.bodyHeaders;
+    if (headers === null) return done(null, undefined); // not an admission route: no one reads it
+    const bytes = body as Buffer;
+    if (contentCodings(headers.contentEncoding).length === 0) return done(null, decodeBody(bytes, headers));
+    decodeEncodedBody(bytes, headers, opts.bodyLimit).then(
+      (decoded) => done(null, decoded),
+      (err: Error) => done(err, undefined),
+    );
+  });
 
   for (const webhook of WEBHOOKS) {
     app.post(`/${webhook}`, {
@@ -65,19 +111,30 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         metrics.inFlight.inc({ webhook });
         // 'close' fires whether the response finished or the client went away.
         reply.raw.once('close', () => metrics.inFlight.dec({ webhook }));
+        req.bodyHeaders = { contentType: headerValue(req.headers['content-type']), contentEncoding: headerValue(req.headers['content-encoding']) };
+        // fastify refuses a missing or malformed Content-Type before reading the body. With a fixed
+        // one it reads every body, and decodeBody judges the type the client sent (kept above).
+        req.headers['content-type'] = 'application/octet-stream';
         done();
       },
       handler: (req: FastifyRequest): AdmissionReviewResponse => {
-        const decoded = decodeReview(req.body);
-        if (!decoded.ok) throw req.body === undefined ? webhookError('BODY_EMPTY') : webhookError('REVIEW_INVALID', decoded.message);
+        const decoded = (req.body as DecodedBody | undefined) ?? NO_BODY;
+        if (!decoded.ok) {
+          const { identity, error } = decoded;
+          if (!identity) throw error;
+          const log = opts.logger.child({ reqId: req.id, webhook, uid: identity.uid });
+          req.admission = { outcome: refused(identity.uid, error), log, kind: kindLabel(undefined), operation: operationLabel(undefined), error: error.code };
+          return { apiVersion: identity.apiVersion, kind: REVIEW_KIND, response: req.admission.outcome.response };
+        }
         const { review } = decoded;
+        const request = review.request;
         // The same fields as a child of req.log (fastify's reqId, then ours), but made from the
         // root logger: a child of a per-request logger makes V8 turn that logger into a prototype
         // on every request, which cost more than a sixth of the throughput on small reviews.
-        const log = app.log.child({ reqId: req.id, ...bindings(webhook, review.request) });
-        const outcome = admit(webhook, review.request, decoded.problems, opts.context());
+        const log = opts.logger.child({ reqId: req.id, ...bindings(webhook, request) });
+        const outcome = admit(webhook, request, decoded.problems, opts.context());
         if (outcome.error !== undefined) log.error({ err: outcome.error }, 'exception while judging; refused with code 500');
-        req.admission = { outcome, log };
+        req.admission = { outcome, log, kind: kindLabel(request.kind?.kind), operation: operationLabel(request.operation) };
         return reviewResponse(review, outcome.response);
       },
       onResponse: (req: FastifyRequest, reply: FastifyReply, done) => {
@@ -88,26 +145,24 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           return done();
         }
         const { outcome, log } = entry;
-        const body = req.body as { request: AdmissionRequest };
         const response = outcome.response;
         const code = response.status?.code ?? 200;
         metrics.requests.inc({ webhook, code: String(code) });
-        metrics.duration.observe(
-          { webhook, kind: kindLabel(body.request.kind?.kind), operation: operationLabel(body.request.operation), allowed: String(response.allowed) },
-          reply.elapsedTime / 1000,
-        );
+        metrics.duration.observe({ webhook, kind: entry.kind, operation: entry.operation, allowed: String(response.allowed) }, reply.elapsedTime / 1000);
         for (const rule of outcome.rules) metrics.denials.inc({ rule });
-        log.info(
-          {
-            allowed: response.allowed,
-            code,
-            rules: outcome.rules,
-            ...(response.patch ? { patched: true } : {}),
-            ...(response.warnings ? { warnings: response.warnings.length } : {}),
-            durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
-          },
-          'admission',
-        );
+        const fields = {
+          allowed: response.allowed,
+          code,
+          rules: outcome.rules,
+          ...(entry.error ? { error: entry.error } : {}),
+          ...(response.patch ? { patched: true } : {}),
+          ...(response.warnings ? { warnings: response.warnings.length } : {}),
+          ...(outcome.allWarnings.length > 0 && log.isLevelEnabled('debug') ? warningList(outcome.allWarnings) : {}),
+          durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
+        };
+        // A review refused for its body or envelope: kube-apiserver never sends one, so it is worth a warning.
+        if (code === 400 || code === 415) log.warn(fields, 'admission');
+        else log.info(fields, 'admission');
         done();
       },
     });

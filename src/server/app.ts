@@ -1,24 +1,30 @@
-// The webhook's HTTPS server: `buildServer()` wires transport (fastify, TLS and its reload),
-// protocol (admission routes), probes and metrics. Everything it needs is injected (config,
-// state, certificates, logger, clock), so tests run the real thing on port 0.
+// The webhook's HTTPS server: `buildServer()` wires transport (fastify, TLS and its reload,
+// connection limits), protocol (admission routes), probes, metrics and the event-loop watchdog.
+// Everything it needs is injected (config, state, certificates, logger, clock), so tests run the
+// real thing on port 0.
 import type { TLSSocket } from 'node:tls';
 import type { Server as TlsServer } from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ClusterState } from '../cluster/state.js';
-import type { Config } from '../config.js';
+import { defaultConfig, type Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
 import type { Rule } from '../policy/rule.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
+import { applyConnectionLimits, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
+import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
+import { loggable } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
-import type { CertificateSource } from './tls/certificate-source.js';
+import type { CertificateSource, TlsMaterial } from './tls/certificate-source.js';
 import { secureContextOptions } from './tls/certificate-source.js';
 
-/** kube-apiserver waits at most 30 s for a webhook; a request still arriving after that has no one waiting for it. */
-const REQUEST_TIMEOUT_MS = 30_000;
+/** The secure context for a pair, with our cipher list: also what a certificate reload applies. */
+function contextOptions(m: TlsMaterial) {
+  return { ...secureContextOptions(m), ciphers: TLS_CIPHERS };
+}
 
 export interface ServerOptions {
   config: Config;
@@ -30,6 +36,13 @@ export interface ServerOptions {
   metrics?: WebhookMetrics;
   /** The rules evaluate() runs (EvaluateOptions.rules); the full registry unless a test narrows it. */
   rules?: readonly Rule[];
+  /**
+   * Serve GET /metrics on the webhook port. Default: only when there is no probe port
+   * (`server.probePort` 0); with one, the probe port serves it and the TLS port does not.
+   */
+  serveMetrics?: boolean;
+  /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
+  eventLoopWindowMs?: number;
 }
 
 export interface WebhookServer {
@@ -56,21 +69,20 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   // Typed as fastify's logger so the instance keeps fastify's default logger type parameter.
   const fastifyLogger: FastifyBaseLogger = logger;
   const app = Fastify({
-    https: { ...secureContextOptions(material), requestCert: mtls, rejectUnauthorized: mtls },
+    https: { ...contextOptions(material), ...tlsServerOptions(config.server), requestCert: mtls, rejectUnauthorized: mtls },
     loggerInstance: fastifyLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
-    requestTimeout: REQUEST_TIMEOUT_MS,
     // During a drain, kube-apiserver may still send on a kept-alive connection: answer it (with
     // Connection: close) rather than 503, which failurePolicy Fail would turn into a rejection.
     return503OnClosing: false,
   });
-  app.removeContentTypeParser('text/plain');
+  limitConnections(app, config.server, metrics, 'webhook', logger);
 
   const server = app.server as unknown as TlsServer;
   opts.certificates.onChange((m) => {
     try {
-      server.setSecureContext(secureContextOptions(m));
+      server.setSecureContext(contextOptions(m));
       metrics.certificateReloads.inc({ result: 'success' });
       logger.info({ fingerprint256: m.fingerprint256, notAfter: m.notAfter }, 'serving certificate reloaded');
     } catch (err) {
@@ -93,9 +105,20 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   app.setErrorHandler((err: FastifyError, req, reply) => answerError(err, req, reply, config.server.bodyLimitBytes));
   app.setNotFoundHandler((req, reply) => answerError(webhookError('NOT_FOUND', req.method, req.url), req, reply, config.server.bodyLimitBytes));
 
-  registerAdmissionRoutes(app, { metrics, context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }) });
+  registerAdmissionRoutes(app, {
+    metrics,
+    logger,
+    bodyLimit: config.server.bodyLimitBytes,
+    context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }),
+  });
   registerProbes(app, readiness);
-  registerMetricsRoute(app, metrics);
+  if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
+
+  let watchdog: EventLoopWatchdog | undefined;
+  app.addHook('onClose', (_app, done) => {
+    watchdog?.stop();
+    done();
+  });
 
   return {
     app,
@@ -103,6 +126,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     metrics,
     async listen() {
       await app.listen({ host: config.server.host, port: config.server.port });
+      watchdog ??= watchEventLoop(metrics.eventLoopMaxDelay, logger, opts.eventLoopWindowMs);
       readiness.tlsLoaded = true;
       return urlOf('https', app);
     },
@@ -110,13 +134,26 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   };
 }
 
-/** Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port requires client certificates. */
-export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger }): FastifyInstance {
+/**
+ * Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port
+ * requires client certificates. `limits`: the operator's `server` config (defaults otherwise).
+ */
+export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; limits?: ConnectionLimits }): FastifyInstance {
   const fastifyLogger: FastifyBaseLogger = opts.logger;
   const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
+  limitConnections(app, opts.limits ?? defaultConfig().server, opts.metrics, 'probes', opts.logger);
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   return app;
+}
+
+function limitConnections(app: FastifyInstance, limits: ConnectionLimits, metrics: WebhookMetrics, name: 'webhook' | 'probes', logger: Logger): void {
+  const server = app.server as unknown as NetServer & HttpTimeouts;
+  applyConnectionLimits(server, limits);
+  server.on('drop', () => {
+    metrics.droppedConnections.inc({ server: name });
+    logger.debug({ server: name, maxConnections: limits.maxConnections }, 'connection dropped: too many open');
+  });
 }
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: WebhookMetrics): void {
@@ -150,7 +187,7 @@ function toWebhookError(err: FastifyError, req: FastifyRequest, bodyLimit: numbe
 
 function answerError(err: FastifyError | WebhookError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): FastifyReply {
   const coded = toWebhookError(err, req, bodyLimit);
-  const fields = { code: coded.code, status: coded.statusCode, method: req.method, url: req.url };
+  const fields = { code: coded.code, status: coded.statusCode, method: loggable(req.method), url: loggable(req.url) };
   if (coded.statusCode >= 500) req.log.error({ ...fields, err }, coded.message);
   else req.log.warn(fields, coded.message);
   return reply.code(coded.statusCode).send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });

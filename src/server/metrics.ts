@@ -1,12 +1,16 @@
 // Prometheus metrics in the shape the ecosystem uses (controller-runtime's webhook metrics):
 // latency by webhook/kind/operation/allowed, requests by code, denials by rule, certificate
-// reloads, in-flight requests, and the default process metrics. One Registry per server, so
+// reloads, in-flight requests, the event-loop watchdog, connections refused at the cap, and the
+// default process metrics. One Registry per server, so
 // tests (and the informers, which add their own) never collide with a global one.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isPolicedKind } from '../policy/parse.js';
 
 /** 0.5 ms to 5 s: an in-memory decision takes well under a millisecond; kube-apiserver gives up after 10 s by default. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** 5 ms to 10 s: a healthy loop stays under 10 ms; 100 ms is the most one review may block it. */
+export const EVENT_LOOP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
@@ -17,6 +21,8 @@ export interface WebhookMetrics {
   denials: Counter<'rule'>;
   certificateReloads: Counter<'result'>;
   inFlight: Gauge<'webhook'>;
+  droppedConnections: Counter<'server'>;
+  eventLoopMaxDelay: Histogram;
 }
 
 export function createMetrics(registry = new Registry()): WebhookMetrics {
@@ -53,6 +59,18 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
       name: 'version_policy_admission_in_flight_requests',
       help: 'Admission requests received and not yet answered.',
       labelNames: ['webhook'],
+      registers,
+    }),
+    droppedConnections: new Counter({
+      name: 'version_policy_connections_dropped_total',
+      help: 'Connections closed on arrival because server.maxConnections were open, by server (webhook or probes).',
+      labelNames: ['server'],
+      registers,
+    }),
+    eventLoopMaxDelay: new Histogram({
+      name: 'version_policy_event_loop_max_delay_seconds',
+      help: 'The longest event-loop delay in each one-second window: how long, at worst, every request waited on another.',
+      buckets: EVENT_LOOP_BUCKETS,
       registers,
     }),
   };

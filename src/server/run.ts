@@ -82,8 +82,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const metrics = createMetrics();
   const cluster = await openState(opts, metrics);
   const { source, devCA } = await openCertificates(opts);
-  const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics });
-  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger }) : undefined;
+  const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0 });
+  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server }) : undefined;
 
   let url: string;
   try {

@@ -17,7 +17,7 @@ import type { Rule } from '../../src/policy/rule.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import { config as testConfig, NOW, type ConfigInput } from './objects.js';
 
-export type LogRecord = Record<string, unknown> & { level: number; msg: string };
+export type LogRecord = Record<string, unknown> & { level: string; msg: string };
 
 export interface TestServerOptions {
   state?: PolicedObject[] | ClusterState;
@@ -29,6 +29,12 @@ export interface TestServerOptions {
   mtls?: boolean;
   pollIntervalMs?: number;
   watch?: boolean;
+  /** The level of the captured log (default info). */
+  logLevel?: 'info' | 'debug';
+  /** buildServer's serveMetrics (default: follows server.probePort). */
+  serveMetrics?: boolean;
+  /** buildServer's eventLoopWindowMs. */
+  eventLoopWindowMs?: number;
 }
 
 export interface TestAuthority {
@@ -135,7 +141,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     server: { host: '127.0.0.1', port: 0, ...(opts.config?.server as object | undefined) },
   });
   const logs: LogRecord[] = [];
-  const logger = createLogger('info', logSink(logs));
+  const logger = createLogger(opts.logLevel ?? 'info', logSink(logs));
   const source = await FileCertificateSource.open({
     certFile,
     keyFile,
@@ -145,7 +151,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   });
   const state = Array.isArray(opts.state) || opts.state === undefined ? staticState(opts.state ?? []) : opts.state;
   const now = opts.now ?? NOW;
-  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}) });
+  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}), ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}) });
   const url = await server.listen();
   const port = Number(new URL(url).port);
   const send = (method: string, path: string, body: string | Buffer | undefined, o: RequestOptions = {}) =>

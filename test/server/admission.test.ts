@@ -171,7 +171,7 @@ t.test('an exception inside a rule refuses with code 500, keeps the uid, and log
   t.equal(r.allowed, false);
   t.equal(r.status?.code, 500);
   t.match(r.status?.message, /rule blew up/);
-  const line = s.logs.find((l) => l.level === 50);
+  const line = s.logs.find((l) => l.level === 'error');
   t.ok(line, 'an error line');
   t.equal(line?.uid, 'uid-boom');
   t.match((line?.err as { stack?: string } | undefined)?.stack, /TypeError: rule blew up\n\s+at /);

@@ -1,9 +1,11 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
 import t from 'tap';
 import type { Rule } from '../../src/policy/rule.js';
+import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
 import { createLogger } from '../../src/server/logging.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { logSink, review, startServer, type LogRecord } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const MARKER = 'marker-5d41402abc4b2a76';
 
@@ -25,9 +27,9 @@ t.test('each admission is one info line with uid, kind, namespace, name, operati
 
   const admissions = s.logs.filter((l) => l.msg === 'admission');
   t.equal(admissions.length, 2, 'one line per admission');
-  t.equal(s.logs.filter((l) => l.level === 30 && l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request info lines');
+  t.equal(s.logs.filter((l) => l.level === 'info' && l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request info lines');
   const [cp, sl] = admissions as [LogRecord, LogRecord];
-  t.match(cp, { level: 30, webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
+  t.match(cp, { level: 'info', webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
   t.notOk('namespace' in cp, 'cluster-scoped: no namespace');
   t.type(cp.durationMs, 'number');
   t.match(sl, { uid: 'u-shoot', kind: 'Shoot', namespace: 'garden-dev', name: 'dev', operation: 'UPDATE', user: 'bob', dryRun: false, allowed: false, code: 403, rules: ['SHOOT-NO-DOWNGRADE'] });
@@ -44,4 +46,52 @@ t.test('redact drops objects and bodies passed to the logger by mistake, at ever
   t.equal(lines.length, 3);
   t.notOk(JSON.stringify(lines).includes(MARKER));
   t.match(lines[1], { request: { uid: 'kept' } });
+});
+
+t.test('request strings in the log line are cut at 256 characters; the line stays short', async (t) => {
+  const s = await startServer();
+  t.teardown(s.close);
+  const long = 'x'.repeat(100_000);
+  const body = review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'u-long', user: long });
+  body.request.name = long;
+  body.request.namespace = long;
+  await s.post('/validate', body);
+  // onResponse logs after the answer is sent: wait for the line rather than race it.
+  const line = await until('the admission line', () => s.logs.find((l) => l.uid === 'u-long'));
+  t.match(line, { user: /^x{256}…\(99744 more\)$/, name: /^x{256}…/, namespace: /^x{256}…/ });
+  t.ok(JSON.stringify(line).length < 2000, 'one short line');
+  await s.post('/validate', undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } });
+  await s.get(`/${long.slice(0, 10_000)}`);
+  await until('both error lines', () => s.logs.filter((l) => l.level === 'warn').length >= 2);
+  t.ok(Math.max(...s.logs.map((l) => JSON.stringify(l).length)) < 2000, 'no line is long, whatever the request');
+});
+
+t.test('a review refused for its body is logged as a warning with the error code', async (t) => {
+  const s = await startServer();
+  t.teardown(s.close);
+  const body = JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-typed' }));
+  await s.post('/validate', undefined, { raw: body, headers: { 'content-type': 'text/yaml' } });
+  t.match(await until('the admission line', () => s.logs.find((l) => l.msg === 'admission')), { level: 'warn', uid: 'u-typed', webhook: 'validate', allowed: false, code: 415, error: 'VP_ERR_MEDIA_TYPE' });
+});
+
+t.test('at debug level the admission line carries every warning, bounded', async (t) => {
+  const many = Array.from({ length: 80 }, (_, i) => `warning ${i} ${'w'.repeat(i === 0 ? 2000 : 10)}`);
+  const warns: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => many };
+  const info = await startServer({ rules: [warns] });
+  t.teardown(info.close);
+  await info.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-info' }));
+  const infoLine = await until('the admission line', () => info.logs.find((l) => l.uid === 'u-info'));
+  t.type(infoLine?.warnings, 'number');
+  t.notOk(infoLine && 'allWarnings' in infoLine, 'not at info level');
+
+  const debug = await startServer({ rules: [warns], logLevel: 'debug' });
+  t.teardown(debug.close);
+  await debug.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-debug' }));
+  const line = await until('the admission line', () => debug.logs.find((l) => l.uid === 'u-debug' && l.msg === 'admission'));
+  const listed = line?.allWarnings as string[];
+  t.equal(listed.length, MAX_LOGGED_WARNINGS);
+  t.equal(line?.allWarningsOmitted, 80 - MAX_LOGGED_WARNINGS);
+  t.match(listed[0], /^warning 0 w{500}/);
+  t.ok(listed[0]!.length < 600, 'each warning is cut');
+  t.equal(listed[1], many[1]);
 });

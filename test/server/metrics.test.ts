@@ -1,10 +1,16 @@
 // /metrics: the admission series with their labels, denials by rule, the in-flight gauge and the
 // default process metrics, after real requests of each outcome.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import type { Rule } from '../../src/policy/rule.js';
+import { createLogger } from '../../src/server/logging.js';
 import { DURATION_BUCKETS } from '../../src/server/metrics.js';
-import { cloudProfile } from '../helpers/objects.js';
-import { review, startServer } from '../helpers/server.js';
+import { startWebhook } from '../../src/server/run.js';
+import { cloudProfile, config } from '../helpers/objects.js';
+import { request, review, startServer } from '../helpers/server.js';
 
 // Test-only rules through EvaluateOptions.rules: a denial naming two rules, and an exception.
 const rules: Rule[] = [
@@ -66,4 +72,47 @@ t.test('metrics count every admission by webhook, code, kind, operation, verdict
   t.match(m, /# TYPE version_policy_certificate_reloads_total counter/);
   t.match(m, /^process_cpu_user_seconds_total \d/m, 'default process metrics');
   t.match(m, /^nodejs_eventloop_lag_seconds \d/m);
+});
+
+/** A port free a moment ago (probePort 0 means "no probe port", so the test needs a real number). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+t.test('with a probe port, /metrics is served there and not on the webhook port', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-metrics-'));
+  const probePort = await freePort();
+  const webhook = await startWebhook({
+    config: config({ server: { host: '127.0.0.1', port: 0, probePort }, cluster: { enabled: false } }),
+    stateFiles: [],
+    logger: createLogger('silent'),
+    devCertDir: dir,
+  });
+  t.teardown(async () => {
+    await webhook.stop(1000);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const ca = await readFile(join(dir, 'ca.crt'), 'utf8');
+  const port = Number(new URL(webhook.url).port);
+  t.equal((await request(port, 'GET', '/metrics', undefined, { ca })).status, 404, 'not on the TLS port');
+  t.equal((await request(port, 'GET', '/readyz', undefined, { ca })).status, 200, 'the probes stay on both');
+  const res = await fetch(`${webhook.probeUrl}/metrics`);
+  t.equal(res.status, 200);
+  t.match(await res.text(), /version_policy_admission_requests_total/);
+});
+
+t.test('without a probe port, the webhook port serves /metrics; buildServer can be told either way', async (t) => {
+  const plain = await startServer();
+  t.teardown(plain.close);
+  t.equal((await plain.get('/metrics')).status, 200);
+  const off = await startServer({ serveMetrics: false });
+  t.teardown(off.close);
+  t.equal((await off.get('/metrics')).status, 404);
+  const probePortSet = await startServer({ config: { server: { probePort: 1 } } });
+  t.teardown(probePortSet.close);
+  t.equal((await probePortSet.get('/metrics')).status, 404, 'the default follows server.probePort');
 });

@@ -1,0 +1,258 @@
+// Bytes in, an AdmissionReview (or why there is none) out: the one path every admission body
+// takes. The server hands over the raw bytes and two headers. Whatever is wrong, the uid is read
+// if it can be, so that kube-apiserver gets an AdmissionReview with the reason rather than a body
+// it cannot read; nothing here ever answers allowed: true.
+//
+// Every step is linear in the body and cheap next to JSON.parse itself: a native UTF-8 check, a
+// nesting-depth scan that only runs when the body holds more than MAX_NESTING_DEPTH brackets, and
+// a walk for prototype keys that only runs when the text could spell one.
+import { isUtf8 } from 'node:buffer';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { webhookError, type WebhookError } from './errors.js';
+import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from './limits.js';
+import { answerVersion, decodeReview, identityOf, REVIEW_API_VERSION_V1BETA1, type AdmissionReviewRequest, type ReviewIdentity } from './review.js';
+
+export interface BodyHeaders {
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+}
+
+/**
+ * `ok: true`: a review to judge (`problems` past the uid refuse it with 400). `ok: false`: refused
+ * with `error`; in an AdmissionReview when `identity` is known, else with a plain HTTP error.
+ */
+export type DecodedBody = { ok: true; review: AdmissionReviewRequest; problems: string[] } | { ok: false; error: WebhookError; identity?: ReviewIdentity };
+
+const refusal = (error: WebhookError, identity: ReviewIdentity | undefined): DecodedBody => (identity ? { ok: false, error, identity } : { ok: false, error });
+
+/** The uid and answer version a decoded body carries, if any. */
+export function identityOfDecoded(d: DecodedBody): ReviewIdentity | undefined {
+  return d.ok ? { uid: d.review.request.uid, apiVersion: answerVersion(d.review.apiVersion) } : d.identity;
+}
+
+/** application/json in any letter case, without a charset or with UTF-8 (RFC 8259 allows no other). */
+export function isJsonMediaType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const [type = '', ...params] = header.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return false;
+  }
+  return true;
+}
+
+/** The content codings applied to a body, in the order they were applied; empty for none or `identity`. */
+export function contentCodings(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+}
+
+/** Judges an unencoded body (see `decodeEncodedBody` for the rest). */
+export function decodeBody(bytes: Buffer, headers: BodyHeaders): DecodedBody {
+  if (bytes.length === 0) return refusal(webhookError('BODY_EMPTY'), undefined); // nothing to have a type
+  const body = inspect(bytes);
+  if (!isJsonMediaType(headers.contentType)) return refusal(webhookError('MEDIA_TYPE', headers.contentType ?? 'none'), identityOfDecoded(body));
+  return body;
+}
+
+type Decoder = (buf: Buffer, opts: { maxOutputLength: number }) => Promise<Buffer>;
+const DECODERS: Record<string, Decoder> = {
+  gzip: promisify(gunzip),
+  'x-gzip': promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+};
+/** More layers than any real client stacks; past it we do not try to read the uid. */
+const MAX_CODINGS = 2;
+
+/**
+ * An encoded body is always refused (415): we accept what kube-apiserver sends, which is never
+ * encoded. It is decoded (off the event loop, never past `limit` bytes) only to find the uid.
+ */
+export async function decodeEncodedBody(bytes: Buffer, headers: BodyHeaders, limit: number): Promise<DecodedBody> {
+  const error = webhookError('CONTENT_ENCODING', headers.contentEncoding ?? '');
+  const codings = contentCodings(headers.contentEncoding);
+  if (codings.length > MAX_CODINGS) return refusal(error, undefined);
+  let plain = bytes;
+  for (const coding of codings.reverse()) {
+    const decode = DECODERS[coding];
+    if (!decode) return refusal(error, undefined);
+    try {
+      plain = await decode(plain, { maxOutputLength: limit });
+    } catch {
+      return refusal(error, undefined);
+    }
+  }
+  return refusal(error, identityOfDecoded(inspect(plain)));
+}
+
+/** Everything but the headers: UTF-8, nesting, JSON, prototype keys, then the review's own shape. */
+function inspect(bytes: Buffer): DecodedBody {
+  if (bytes.length === 0) return refusal(webhookError('BODY_EMPTY'), undefined);
+  const utf8 = isUtf8(bytes);
+  // Invalid sequences decode to U+FFFD; a uid that holds one is not the uid that was sent.
+  const text = bytes.toString('utf8');
+  const readable = (identity: ReviewIdentity | undefined) => (utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined);
+  if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return refusal(webhookError(utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'), readable(scanIdentity(text)));
+  }
+  if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(value)));
+  // JSON.parse makes "__proto__" an own key and never pollutes, but nothing downstream gets one.
+  const key = prototypeKey(text, value);
+  if (key !== undefined) return refusal(webhookError('PROTOTYPE_KEY', key), identityOf(value));
+  const decoded = decodeReview(value);
+  if (!decoded.ok) return refusal(webhookError('REVIEW_INVALID', decoded.message), decoded.identity);
+  return decoded;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** The index of the quote that closes the string opened at `start` (or the text's length). */
+function endOfString(text: string, start: number): number {
+  for (let at = text.indexOf('"', start + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return text.length;
+}
+
+/** At most `max + 1` occurrences of `char` are counted. */
+function countUpTo(text: string, char: string, max: number): number {
+  let n = 0;
+  for (let at = text.indexOf(char); at >= 0 && n <= max; at = text.indexOf(char, at + 1)) n++;
+  return n;
+}
+
+/** Whether arrays and objects nest deeper than `limit` (in valid JSON or not). */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  // Depth cannot exceed the number of opening brackets: most bodies stop at two native searches.
+  const braces = countUpTo(text, '{', limit);
+  if (braces <= limit && braces + countUpTo(text, '[', limit - braces) <= limit) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) i = endOfString(text, i);
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return false;
+}
+
+/** Nesting depth at growing positions of a text, read once from the start. */
+class DepthCursor {
+  private next = 0;
+  private depth = 0;
+  private stringEnd = -1;
+  constructor(private readonly text: string) {}
+
+  /** The depth just before `index`, or -1 when `index` lies inside a string. Indexes must not decrease. */
+  at(index: number): number {
+    if (index <= this.stringEnd) return -1;
+    while (this.next < index) {
+      const c = this.text.charCodeAt(this.next);
+      if (c === QUOTE) {
+        this.stringEnd = endOfString(this.text, this.next);
+        this.next = this.stringEnd + 1;
+        if (index <= this.stringEnd) return -1;
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) this.depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) this.depth--;
+      this.next++;
+    }
+    return this.depth;
+  }
+}
+
+/** The first match of the sticky `pattern` at an occurrence of `key` in the top-level object. */
+function topLevelMatch(text: string, key: string, pattern: RegExp): RegExpExecArray | undefined {
+  const cursor = new DepthCursor(text);
+  for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, at + 1)) {
+    if (cursor.at(at) !== 1) continue;
+    pattern.lastIndex = at;
+    const match = pattern.exec(text);
+    if (match) return match;
+  }
+  return undefined;
+}
+
+// kube-apiserver writes `request.uid` first (Go's field order), so a uid is found this way in
+// any body it sent, however broken the rest.
+const REQUEST_UID = new RegExp(`"request"\\s*:\\s*\\{\\s*"uid"\\s*:\\s*"((?:[^"\\\\]|\\\\.){1,${MAX_UID_LENGTH}})"`, 'y');
+const API_VERSION_V1BETA1 = new RegExp(`"apiVersion"\\s*:\\s*${JSON.stringify(REVIEW_API_VERSION_V1BETA1).replaceAll('.', '\\.')}`, 'y');
+
+/** The identity of a body JSON.parse cannot read (broken or too deep), found by scanning its text. */
+function scanIdentity(text: string): ReviewIdentity | undefined {
+  const match = topLevelMatch(text, '"request"', REQUEST_UID);
+  if (!match) return undefined;
+  let uid: unknown;
+  try {
+    uid = JSON.parse(`"${match[1]}"`);
+  } catch {
+    return undefined;
+  }
+  if (typeof uid !== 'string' || uid.length === 0 || uid.length > MAX_UID_LENGTH) return undefined;
+  const v1beta1 = topLevelMatch(text, '"apiVersion"', API_VERSION_V1BETA1) !== undefined;
+  return { uid, apiVersion: answerVersion(v1beta1 ? REVIEW_API_VERSION_V1BETA1 : undefined) };
+}
+
+// A JSON escape (\u0070) of any letter of "__proto__", "constructor" or "prototype".
+const ESCAPED_NAME_LETTER = /\\u00(?:5[fF]|6[35eEfF]|7[0-59])/;
+// In valid JSON a literal quote cannot stand inside a string, so these match keys only.
+const PROTO_KEY = /"__proto__"\s*:/;
+const CONSTRUCTOR_OBJECT = /"constructor"\s*:\s*\{/;
+const PROTOTYPE_KEY = /"prototype"\s*:/;
+
+/**
+ * A prototype key in the parsed `value` of valid JSON `text`, if any. The text decides alone
+ * unless a key could be spelled with escapes, or both "constructor" and "prototype" are keys:
+ * only then is the tree walked.
+ */
+function prototypeKey(text: string, value: unknown): string | undefined {
+  if (PROTO_KEY.test(text)) return '"__proto__"';
+  if (!ESCAPED_NAME_LETTER.test(text) && !(CONSTRUCTOR_OBJECT.test(text) && PROTOTYPE_KEY.test(text))) return undefined;
+  return prototypeKeyIn(value);
+}
+
+/** The first prototype key in a parsed value, found without recursion (the value may nest 1,000 deep). */
+function prototypeKeyIn(root: unknown): string | undefined {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const child of node) if (child !== null && typeof child === 'object') pending.push(child);
+      continue;
+    }
+    if (Object.hasOwn(node, '__proto__')) return '"__proto__"';
+    const record = node as Record<string, unknown>;
+    if (Object.hasOwn(record, 'constructor')) {
+      const ctor = record.constructor;
+      if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return '"constructor.prototype"';
+    }
+    // for...in allocates no array of values: a 100,000-key map is walked in half the time.
+    for (const key in record) {
+      const child = record[key];
+      if (child !== null && typeof child === 'object') pending.push(child);
+    }
+  }
+  return undefined;
+}
