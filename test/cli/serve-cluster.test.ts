@@ -93,6 +93,7 @@ t.test('serve with informers: not ready and failing closed until synced, then ju
   const m = await metrics();
   const age = Number(/version_policy_cluster_state_age_seconds\{kind="Shoot"\} ([\d.e-]+)\n/.exec(m)?.[1]);
   t.ok(age >= 0 && age < 30, `the age of the Shoot cache is on /metrics: ${age} s`);
+  t.match(logged(/^mode: /)[0], { stateSource: `the API server (kubeconfig: config: ${fake.kubeconfigPath})` }, 'the start-up log names the state source');
   for (const [kind, count] of [['Shoot', 1], ['CloudProfile', 1], ['NamespacedCloudProfile', 0]] as const) {
     t.match(m, new RegExp(`version_policy_cluster_cached_objects\\{kind="${kind}"\\} ${count}\\n`), `cached ${kind}s: ${count}`);
     t.match(m, new RegExp(`version_policy_cluster_informer_synced\\{kind="${kind}"\\} 1\\n`), `${kind} informer synced`);
