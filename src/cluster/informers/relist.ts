@@ -2,7 +2,9 @@
 // yield to the event loop; the informer swaps it in when the list is complete (O(1)). Memory: the
 // two stores live side by side while the relist runs, but objects whose resourceVersion did not
 // change are taken over from the serving store (the same object, not a copy, and not trimmed
-// again), so the overlap is the index structures plus the changed objects.
+// again), so the overlap is the index structures plus the changed objects. Measured with
+// bench/relist.js at 100,000 Shoots, all changed: heap 131 MB synced, about +130 MB at the peak of
+// the relist (two snapshots), back to 131 MB after it.
 import type { KindStore } from '../cluster-index.js';
 import { emptyStore, upsertInto } from '../cluster-index.js';
 import type { RawPage } from '../list.js';
@@ -40,25 +42,42 @@ export async function buildStore(kind: Kind, pages: AsyncIterable<RawPage>, serv
   for await (const page of pages) {
     built.resourceVersion = page.resourceVersion;
     built.requestedAt = page.requestedAt;
-    for (const raw of page.items) {
+    const objects = trimPage(kind, page, serving, built, opts);
+    for (const o of objects) {
       if (slicer.due()) await slicer.next();
       if (opts.signal?.aborted) return undefined;
-      const same = unchanged(serving, raw);
-      if (same) {
-        upsertInto(store, same);
-        built.unchanged++;
-        continue;
-      }
-      const trimmed = trimObject(kind, raw);
-      if (trimmed.ok) upsertInto(store, trimmed.object);
-      else {
-        built.rejected++;
-        opts.onRejected(nameOf(raw), formatFieldErrors(trimmed.errors));
-      }
+      upsertInto(store, o);
     }
   }
   built.yields = slicer.slices;
   return opts.signal?.aborted ? undefined : built;
+}
+
+/**
+ * A page's objects, trimmed in one pass as soon as it arrives (about 1 ms for 500 Shoots, next to
+ * the 8+ ms its JSON.parse took): the raw objects die young, in the scavenged new space. Trimmed
+ * in slices they survived several scavenges, were promoted, and waited for a full GC: at 100,000
+ * Shoots that held the heap about 100 MB higher during a relist. Only indexing is sliced.
+ */
+function trimPage(kind: Kind, page: RawPage, serving: KindStore, built: BuiltStore, opts: BuildOptions): PolicedObject[] {
+  const objects: PolicedObject[] = [];
+  for (const raw of page.items) {
+    const same = unchanged(serving, raw);
+    if (same) {
+      objects.push(same);
+      built.unchanged++;
+      continue;
+    }
+    const trimmed = trimObject(kind, raw);
+    if (trimmed.ok) objects.push(trimmed.object);
+    else {
+      built.rejected++;
+      opts.onRejected(nameOf(raw), formatFieldErrors(trimmed.errors));
+    }
+  }
+  // The generator that produced the page holds it until the next one: let go of the raw objects now.
+  page.items.length = 0;
+  return objects;
 }
 
 /** The serving store's object for `raw` when the API server's copy has the same resourceVersion: the same object. */
