@@ -63,7 +63,13 @@ export interface Config {
      */
     connectionCheckIntervalSeconds: number;
   };
-  cluster: { enabled: boolean; kubeconfig: string };
+  cluster: {
+    /** Informers on the API server; off needs `serve --state` or `--without-cluster-state`. */
+    enabled: boolean;
+    kubeconfig: string;
+    /** Oldest the informer caches may be before the state counts as not synced (see the schema). */
+    maxStaleSeconds: number;
+  };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -162,6 +168,18 @@ export const configSchema = {
       properties: {
         enabled: { type: 'boolean', default: true },
         kubeconfig: { type: 'string', default: '' },
+        // How old (since last known current) a cache of Shoots or profiles may be before the
+        // webhook stops judging against it: requests that need the state are denied as "not
+        // ready" and /readyz answers 503 until the cache is current again. 120 s because in
+        // normal operation a cache is never more than about 30 s old (a watch silent for a
+        // quarter of this bound is reopened, which proves it current; kube-apiserver also sends
+        // bookmarks about every 60 s), a rolling restart of the API server takes 10-30 s plus up
+        // to 10 s of reconnect backoff, and a relist of 100,000 Shoots takes tens of seconds on
+        // a busy API server: 120 s rides out all of these without flapping readiness on every
+        // replica (which, with failurePolicy Fail, blocks every covered write), yet a cache that
+        // stopped following the cluster is noticed within two minutes. Below 10 s the normal
+        // reconnect backoff alone would flap readiness.
+        maxStaleSeconds: { type: 'number', minimum: 10, default: 120 },
       },
     },
     logLevel: {

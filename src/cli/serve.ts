@@ -1,5 +1,7 @@
 // `version-policy serve`: the admission webhook. No certificate files configured → a self-signed
-// dev certificate under .dev-certs/; `--state FILE` → static cluster state, no informers.
+// dev certificate under .dev-certs/; `--state FILE` → static cluster state, no informers. With
+// neither `--state` nor cluster access it refuses to start, unless `--without-cluster-state`
+// says that denying everything that needs the state is what the operator wants.
 // SIGTERM/SIGINT: readiness off, stop accepting, answer what is in flight, exit 0 within the
 // configured grace period.
 import { resolve } from 'node:path';
@@ -13,6 +15,7 @@ import { collect } from './options.js';
 export interface ServeOptions {
   config?: string;
   state: string[];
+  withoutClusterState?: boolean;
 }
 
 export function registerServe(program: Command): void {
@@ -21,23 +24,24 @@ export function registerServe(program: Command): void {
     .description('run the admission webhook over HTTPS: POST /validate, POST /mutate, GET /healthz, /readyz, /metrics')
     .option('--config <file>', 'config file (YAML or JSON); every key is optional')
     .option('--state <file>', 'static cluster state (profiles, NamespacedCloudProfiles, Shoots), repeatable; no informers are started', collect, [])
+    .option('--without-cluster-state', 'run with no cluster state: deny every request that needs it (version removals, profile deletions, Shoots); for when neither --state nor API server access is possible')
     .action((opts: ServeOptions) => serve(opts));
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
   // The server, TLS and the Kubernetes client load only here, so `check` and `explain` start fast.
-  const [{ startWebhook, ListenError }, { createLogger }, { CertificateError }, { DEV_CERT_DIR }] = await Promise.all([
+  const [{ startWebhook, ListenError, StateSourceError }, { createLogger }, { CertificateError }, { DEV_CERT_DIR }] = await Promise.all([
     import('../server/run.js'),
     import('../server/logging.js'),
     import('../server/tls/certificate-source.js'),
     import('../server/tls/dev-certificates.js'),
   ]);
   // Errors that are the user's to fix: one line, exit code 2, no stack.
-  const userErrors = [ConfigError, InputError, CertificateError, ListenError];
+  const userErrors = [ConfigError, InputError, CertificateError, ListenError, StateSourceError];
   try {
     const config = await loadConfig(opts.config);
     const logger = createLogger(config.logLevel);
-    const running = await startWebhook({ config, stateFiles: opts.state, logger, devCertDir: resolve(DEV_CERT_DIR) });
+    const running = await startWebhook({ config, stateFiles: opts.state, withoutClusterState: opts.withoutClusterState === true, logger, devCertDir: resolve(DEV_CERT_DIR) });
     const graceMs = config.server.shutdownGraceSeconds * 1000;
     const signal = await nextSignal(logger);
     logger.info({ signal, graceSeconds: config.server.shutdownGraceSeconds }, 'shutting down: not ready, no new connections, answering requests in flight');

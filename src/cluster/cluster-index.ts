@@ -1,243 +1,148 @@
-// The in-memory cluster state and its indexes, updated one object at a time. Static state
-// (files) fills it once; the informers apply every watch event to it. Lookups the admission
-// path makes cost O(answer), never O(all Shoots); how many Shoots use a version costs O(1).
-import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
-import { effectiveProfileRef, profileRefKey } from '../policy/types.js';
-import { isDeleting } from '../policy/usage.js';
+// The in-memory cluster state: one store per kind (profile-stores.ts, shoot-store.ts), updated one
+// object at a time. Static state (files) fills it once; the informers apply every watch event to
+// it, and a relist builds a fresh store beside the serving one and swaps it in with one
+// assignment, so a request sees the old snapshot or the new one, never a half-built one.
+import type { CloudProfile, Kind, NamespacedCloudProfile, PolicedObject, ProfileRef, Shoot } from '../policy/types.js';
+import { CloudProfileStore, NamespacedProfileStore } from './profile-stores.js';
+import { ShootStore } from './shoot-store.js';
 import type { ClusterState, VersionUse } from './state.js';
 
-const k8sKey = (version: string) => `k8s\u0000${version}`;
-const imageKey = (image: string, version: string) => `img\u0000${image}\u0000${version}`;
-const nsName = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
+export interface StoreOf {
+  CloudProfile: CloudProfileStore;
+  NamespacedCloudProfile: NamespacedProfileStore;
+  Shoot: ShootStore;
+}
+export type KindStore = StoreOf[Kind];
 
-/** Every version a Shoot uses, each with the key of its version bucket. */
-function usesOf(shoot: Shoot): Array<{ bucket: string; use: VersionUse }> {
-  const version = shoot.spec.kubernetes.version;
-  const out = [{ bucket: k8sKey(version), use: { shoot, via: 'control-plane', version } as VersionUse }];
-  for (const w of shoot.spec.provider?.workers ?? []) {
-    const wk = w.kubernetes?.version;
-    if (wk) out.push({ bucket: k8sKey(wk), use: { shoot, via: 'worker-kubernetes', worker: w.name, version: wk } });
-    const img = w.machine?.image;
-    if (img?.version) {
-      out.push({ bucket: imageKey(img.name, img.version), use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version } });
-    }
-  }
-  return out;
+export function emptyStore<K extends Kind>(kind: K): StoreOf[K] {
+  const stores: { [k in Kind]: () => StoreOf[k] } = {
+    CloudProfile: () => new CloudProfileStore(),
+    NamespacedCloudProfile: () => new NamespacedProfileStore(),
+    Shoot: () => new ShootStore(),
+  };
+  return stores[kind]();
 }
 
-/**
- * The Shoots that use one version on one profile. A Shoot is held once, however many of its
- * pools use the version, and its uses are derived from it when asked for: the index keeps no
- * object per use (at 100,000 Shoots those were most of its memory).
- */
-class Users {
-  readonly shoots = new Set<Shoot>();
-  /** Shoots that are not being deleted: what the warnings count. */
-  live = 0;
-
-  add(shoot: Shoot): void {
-    if (this.shoots.has(shoot)) return;
-    this.shoots.add(shoot);
-    if (!isDeleting(shoot)) this.live++;
-  }
-
-  delete(shoot: Shoot): void {
-    if (this.shoots.delete(shoot) && !isDeleting(shoot)) this.live--;
-  }
-
-  /** The uses behind bucket `key`, Shoot by Shoot, in the order the Shoots were added. */
-  uses(key: string): VersionUse[] {
-    const out: VersionUse[] = [];
-    for (const shoot of this.shoots) for (const u of usesOf(shoot)) if (u.bucket === key) out.push(u.use);
-    return out;
-  }
+/** Puts `obj` into `store`; an object of another kind is a programming error. */
+export function upsertInto(store: KindStore, obj: PolicedObject): void {
+  if (store.kind === 'Shoot' && obj.kind === 'Shoot') store.upsert(obj);
+  else if (store.kind === 'CloudProfile' && obj.kind === 'CloudProfile') store.upsert(obj);
+  else if (store.kind === 'NamespacedCloudProfile' && obj.kind === 'NamespacedCloudProfile') store.upsert(obj);
+  else throw new Error(`a ${obj.kind} does not belong in the ${store.kind} store`);
 }
 
 export class ClusterIndex implements ClusterState {
-  synced: boolean;
-
-  private readonly cloudProfiles = new Map<string, CloudProfile>();
-  private readonly ncps = new Map<string, NamespacedCloudProfile>();
-  private readonly ncpsByParent = new Map<string, Map<string, NamespacedCloudProfile>>();
-  /** namespace → name → Shoot: keyed by the Shoot's own strings, so no key string per Shoot. */
-  private readonly shoots = new Map<string, Map<string, Shoot>>();
-  private shootCount = 0;
-  private readonly shootsByProfile = new Map<string, Set<Shoot>>();
-  /** profile key → version key → the Shoots using that version */
-  private readonly users = new Map<string, Map<string, Users>>();
-  /** profile key → image → versions with at least one use */
-  private readonly imageVersions = new Map<string, Map<string, Set<string>>>();
+  private cloudProfiles = new CloudProfileStore();
+  private ncps = new NamespacedProfileStore();
+  private shoots = new ShootStore();
+  private unsynced: boolean;
+  private notReady: (() => string | undefined) | undefined;
 
   constructor(synced = true) {
-    this.synced = synced;
+    this.unsynced = !synced;
+  }
+
+  // --- whether it can be judged against ---------------------------------------------------
+
+  get synced(): boolean {
+    return !this.unsynced && this.notReadyReason === undefined;
+  }
+
+  /** Marks the index synced or not, without a reason (static state, tests). */
+  set synced(value: boolean) {
+    this.unsynced = !value;
+  }
+
+  get notReadyReason(): string | undefined {
+    return this.notReady?.();
+  }
+
+  /**
+   * Hands the judgement to whoever feeds the index: `why()` returns why it cannot be judged
+   * against now (never synced, stale, no state by choice), or undefined when it can. Asked on
+   * every read of `synced`, so it must be cheap. Replaces what `synced = false` said.
+   */
+  reportNotReadyBy(why: () => string | undefined): void {
+    this.notReady = why;
+    this.unsynced = false;
   }
 
   // --- writes -----------------------------------------------------------------------------
 
-  upsert(obj: CloudProfile | NamespacedCloudProfile | Shoot): void {
-    switch (obj.kind) {
-      case 'CloudProfile':
-        this.cloudProfiles.set(obj.metadata.name, obj);
-        return;
-      case 'NamespacedCloudProfile':
-        this.removeNamespacedCloudProfile(obj.metadata.namespace, obj.metadata.name);
-        this.ncps.set(nsName(obj.metadata.namespace, obj.metadata.name), obj);
-        bucket(this.ncpsByParent, obj.spec.parent.name).set(nsName(obj.metadata.namespace, obj.metadata.name), obj);
-        return;
-      case 'Shoot':
-        this.removeShoot(obj.metadata.namespace, obj.metadata.name);
-        this.addShoot(obj);
-        return;
-    }
+  upsert(obj: PolicedObject): void {
+    upsertInto(this.store(obj.kind), obj);
   }
 
-  remove(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot', namespace: string | undefined, name: string): void {
-    if (kind === 'CloudProfile') this.cloudProfiles.delete(name);
-    else if (kind === 'NamespacedCloudProfile') this.removeNamespacedCloudProfile(namespace, name);
-    else this.removeShoot(namespace, name);
+  remove(kind: Kind, namespace: string | undefined, name: string): void {
+    this.store(kind).remove(namespace, name);
   }
 
-  /** Drops every object of a kind (before a relist replaces them). */
-  clear(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): void {
-    if (kind === 'CloudProfile') this.cloudProfiles.clear();
-    else if (kind === 'NamespacedCloudProfile') {
-      this.ncps.clear();
-      this.ncpsByParent.clear();
-    } else {
-      this.shoots.clear();
-      this.shootCount = 0;
-      this.shootsByProfile.clear();
-      this.users.clear();
-      this.imageVersions.clear();
-    }
+  /** The store currently serving `kind`. */
+  store<K extends Kind>(kind: K): StoreOf[K];
+  store(kind: Kind): KindStore {
+    return kind === 'CloudProfile' ? this.cloudProfiles : kind === 'NamespacedCloudProfile' ? this.ncps : this.shoots;
   }
 
-  count(kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot'): number {
-    return kind === 'CloudProfile' ? this.cloudProfiles.size : kind === 'NamespacedCloudProfile' ? this.ncps.size : this.shootCount;
+  /** Serves `store` from now on, in place of the current store of its kind: O(1). */
+  swap(store: KindStore): void {
+    if (store.kind === 'CloudProfile') this.cloudProfiles = store;
+    else if (store.kind === 'NamespacedCloudProfile') this.ncps = store;
+    else this.shoots = store;
   }
 
-  private removeNamespacedCloudProfile(namespace: string | undefined, name: string): void {
-    const key = nsName(namespace, name);
-    const old = this.ncps.get(key);
-    if (!old) return;
-    this.ncps.delete(key);
-    const siblings = this.ncpsByParent.get(old.spec.parent.name);
-    siblings?.delete(key);
-    if (siblings?.size === 0) this.ncpsByParent.delete(old.spec.parent.name);
+  /** Drops every object of a kind. */
+  clear(kind: Kind): void {
+    this.swap(emptyStore(kind));
   }
 
-  private addShoot(shoot: Shoot): void {
-    const namespace = shoot.metadata.namespace ?? '';
-    let named = this.shoots.get(namespace);
-    if (!named) this.shoots.set(namespace, (named = new Map<string, Shoot>()));
-    named.set(shoot.metadata.name, shoot);
-    this.shootCount++;
-    const ref = effectiveProfileRef(shoot);
-    if (!ref) return;
-    const pk = profileRefKey(ref);
-    let members = this.shootsByProfile.get(pk);
-    if (!members) this.shootsByProfile.set(pk, (members = new Set<Shoot>()));
-    members.add(shoot);
-    let byVersion = this.users.get(pk);
-    if (!byVersion) this.users.set(pk, (byVersion = new Map<string, Users>()));
-    for (const { bucket: vk, use } of usesOf(shoot)) {
-      let users = byVersion.get(vk);
-      if (!users) byVersion.set(vk, (users = new Users()));
-      users.add(shoot);
-      if (use.via === 'machine-image') {
-        let images = this.imageVersions.get(pk);
-        if (!images) this.imageVersions.set(pk, (images = new Map<string, Set<string>>()));
-        let versions = images.get(use.image);
-        if (!versions) images.set(use.image, (versions = new Set<string>()));
-        versions.add(use.version);
-      }
-    }
-  }
-
-  private removeShoot(namespace: string | undefined, name: string): void {
-    const named = this.shoots.get(namespace ?? '');
-    const old = named?.get(name);
-    if (!named || !old) return;
-    named.delete(name);
-    this.shootCount--;
-    if (named.size === 0) this.shoots.delete(namespace ?? '');
-    const ref = effectiveProfileRef(old);
-    if (!ref) return;
-    const pk = profileRefKey(ref);
-    const members = this.shootsByProfile.get(pk);
-    members?.delete(old);
-    if (members?.size === 0) this.shootsByProfile.delete(pk);
-    const byVersion = this.users.get(pk);
-    if (!byVersion) return;
-    for (const { bucket: vk, use } of usesOf(old)) {
-      const users = byVersion.get(vk);
-      if (!users) continue;
-      users.delete(old);
-      if (users.shoots.size > 0) continue;
-      byVersion.delete(vk);
-      if (use.via === 'machine-image') {
-        const versions = this.imageVersions.get(pk)?.get(use.image);
-        versions?.delete(use.version);
-        if (versions?.size === 0) this.imageVersions.get(pk)?.delete(use.image);
-      }
-    }
-    if (byVersion.size === 0) this.users.delete(pk);
+  count(kind: Kind): number {
+    return this.store(kind).size;
   }
 
   // --- ClusterState -----------------------------------------------------------------------
 
   cloudProfile(name: string): CloudProfile | undefined {
-    return this.cloudProfiles.get(name);
+    return this.cloudProfiles.get(undefined, name);
   }
 
   namespacedCloudProfile(namespace: string, name: string): NamespacedCloudProfile | undefined {
-    return this.ncps.get(nsName(namespace, name));
+    return this.ncps.get(namespace, name);
   }
 
   namespacedProfilesOf(parentName: string): NamespacedCloudProfile[] {
-    return [...(this.ncpsByParent.get(parentName)?.values() ?? [])];
+    return this.ncps.childrenOf(parentName);
   }
 
   shootsUsing(ref: ProfileRef): Shoot[] {
-    return [...(this.shootsByProfile.get(profileRefKey(ref)) ?? [])];
+    return this.shoots.using(ref);
   }
 
   kubernetesVersionUsers(ref: ProfileRef, version: string): VersionUse[] {
-    const key = k8sKey(version);
-    return this.users.get(profileRefKey(ref))?.get(key)?.uses(key) ?? [];
+    return this.shoots.kubernetesVersionUsers(ref, version);
   }
 
   machineImageVersionUsers(ref: ProfileRef, image: string, version: string): VersionUse[] {
-    const key = imageKey(image, version);
-    return this.users.get(profileRefKey(ref))?.get(key)?.uses(key) ?? [];
+    return this.shoots.machineImageVersionUsers(ref, image, version);
   }
 
   kubernetesVersionShootCount(ref: ProfileRef, version: string): number {
-    return this.users.get(profileRefKey(ref))?.get(k8sKey(version))?.live ?? 0;
+    return this.shoots.kubernetesVersionShootCount(ref, version);
   }
 
   machineImageVersionShootCount(ref: ProfileRef, image: string, version: string): number {
-    return this.users.get(profileRefKey(ref))?.get(imageKey(image, version))?.live ?? 0;
+    return this.shoots.machineImageVersionShootCount(ref, image, version);
   }
 
   machineImageUsers(ref: ProfileRef, image: string): VersionUse[] {
-    const versions = this.imageVersions.get(profileRefKey(ref))?.get(image);
-    if (!versions) return [];
-    return [...versions].flatMap((v) => this.machineImageVersionUsers(ref, image, v));
+    return this.shoots.machineImageUsers(ref, image);
   }
 
-  *allShoots(): Iterable<Shoot> {
-    for (const named of this.shoots.values()) yield* named.values();
+  allShoots(): Iterable<Shoot> {
+    return this.shoots.values();
   }
 
   *allProfiles(): Iterable<CloudProfile | NamespacedCloudProfile> {
     yield* this.cloudProfiles.values();
     yield* this.ncps.values();
   }
-}
-
-function bucket<K, V>(map: Map<K, Map<string, V>>, key: K): Map<string, V> {
-  let inner = map.get(key);
-  if (!inner) map.set(key, (inner = new Map<string, V>()));
-  return inner;
 }

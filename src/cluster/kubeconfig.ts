@@ -1,7 +1,7 @@
 // Which kubeconfig the cluster layer uses. An explicit `cluster.kubeconfig` wins (nobody writes a
 // path to have it ignored); otherwise the in-cluster service account when running in a pod, then
 // $KUBECONFIG, then ~/.kube/config. Auth, TLS and token refresh are client-node's KubeConfig.
-import { accessSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -66,10 +66,45 @@ export function loadKubeConfig(configured: string, where: LookupEnvironment = {}
       }
     }
   } catch (err) {
-    throw new KubeConfigError(`cannot load kubeconfig (${describeSource(source)}): ${(err as Error).message}`);
+    // The YAML parser's message goes on with a snippet of the file; its first line says it all.
+    const why = err instanceof TypeError ? 'not a kubeconfig' : ((err as Error).message.split('\n')[0] ?? '');
+    throw new KubeConfigError(`cannot load kubeconfig (${describeSource(source)}): ${why}`);
   }
-  if (!kc.getCurrentCluster()) throw new KubeConfigError(`kubeconfig (${describeSource(source)}) has no current context with a cluster`);
+  usable(kc, describeSource(source));
   return kc;
+}
+
+/**
+ * What can be checked before the first request: a current cluster with an http(s) server URL, and
+ * the certificate files it names exist. Credentials (tokens, exec plugins) are left to the
+ * requests: a plugin that fails now may work in a minute, so it is retried, not fatal.
+ */
+function usable(kc: KubeConfig, where: string): void {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeConfigError(`kubeconfig (${where}) has no current context with a cluster`);
+  let url: URL | undefined;
+  try {
+    url = new URL(cluster.server);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
+    throw new KubeConfigError(`kubeconfig (${where}): cluster "${cluster.name}" has server "${cluster.server}", not an http(s) URL`);
+  }
+  const user = kc.getCurrentUser();
+  const files = [
+    ['certificate-authority', cluster.caFile],
+    ['client-certificate', user?.certFile],
+    ['client-key', user?.keyFile],
+  ] as const;
+  for (const [field, file] of files) {
+    if (!file) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      throw new KubeConfigError(`kubeconfig (${where}): ${field} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
 }
 
 export function describeSource(source: KubeConfigSource): string {

@@ -1,12 +1,20 @@
 // Liveness and readiness. Live = the process answers. Ready = TLS is loaded, the cluster state
-// has synced (static state always has), and the server is not shutting down: kube-apiserver
-// should only be sent here when a policed request can be judged with full knowledge.
+// can be judged against (synced once and not stale; static state always is), and the server is
+// not shutting down: kube-apiserver should only be sent here when a policed request can be judged
+// with full knowledge. While this replica is unready, kube-apiserver sends requests to the
+// replicas that are ready; with none ready, failurePolicy Fail denies what the webhook covers.
 import type { FastifyInstance } from 'fastify';
 import type { ClusterState } from '../cluster/state.js';
 
 export class Readiness {
   tlsLoaded = false;
   shuttingDown = false;
+  /**
+   * False when the server runs without cluster state by choice (`serve --without-cluster-state`):
+   * the state is never synced, which denies what needs it, but that is the mode, not a failure
+   * to wait out.
+   */
+  waitsForState = true;
 
   constructor(private readonly state: ClusterState) {}
 
@@ -15,7 +23,10 @@ export class Readiness {
     const out: string[] = [];
     if (this.shuttingDown) out.push('shutting down');
     if (!this.tlsLoaded) out.push('serving certificate not loaded');
-    if (!this.state.synced) out.push('cluster state not synced');
+    if (this.waitsForState && !this.state.synced) {
+      const why = this.state.notReadyReason;
+      out.push(why ? `cluster state not synced: ${why}` : 'cluster state not synced');
+    }
     return out;
   }
 

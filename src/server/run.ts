@@ -4,7 +4,7 @@ import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import { ClusterIndex } from '../cluster/cluster-index.js';
 import type { ClusterState } from '../cluster/state.js';
-import { loadStaticState, staticState } from '../cluster/static-state.js';
+import { loadStaticState } from '../cluster/static-state.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { buildProbeServer, buildServer, urlOf } from './app.js';
@@ -16,6 +16,11 @@ export interface RunOptions {
   config: Config;
   /** Static cluster state (`--state`): no informers then. */
   stateFiles: readonly string[];
+  /**
+   * Run with no cluster state at all (`--without-cluster-state`): every request that needs the
+   * state is denied, and readiness does not wait for it.
+   */
+  withoutClusterState?: boolean;
   logger: Logger;
   /** Where dev certificates are written when no certificate files are configured. */
   devCertDir: string;
@@ -32,36 +37,83 @@ export class ListenError extends Error {
   override name = 'ListenError';
 }
 
+/** No usable source of cluster state: nothing configured, or a kubeconfig that cannot be used. */
+export class StateSourceError extends Error {
+  override name = 'StateSourceError';
+}
+
+/** The denial every request that needs the state gets under `--without-cluster-state`. */
+export const WITHOUT_STATE_REASON = 'the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
+
 interface StateHandle {
   state: ClusterState;
+  /** Where the state comes from, for the start-up log. */
+  source: string;
+  /** False when the state is absent by choice: readiness does not wait for it. */
+  readinessWaits: boolean;
   stop(): Promise<void>;
 }
 
 async function openState(opts: RunOptions, metrics: WebhookMetrics): Promise<StateHandle> {
   const { config, logger } = opts;
   const none = () => Promise.resolve();
+  if (opts.withoutClusterState) {
+    if (opts.stateFiles.length > 0) throw new StateSourceError('--state and --without-cluster-state contradict each other: give one of them');
+    const state = new ClusterIndex(true);
+    state.reportNotReadyBy(() => WITHOUT_STATE_REASON);
+    logger.warn(
+      { withoutClusterState: true },
+      'RUNNING WITHOUT CLUSTER STATE (--without-cluster-state): the webhook cannot see which versions Shoots run or which profiles exist, so it DENIES every request that needs them (version removals, profile deletions, NamespacedCloudProfiles, Shoots) and judges only what needs no state',
+    );
+    return { state, source: 'none (--without-cluster-state): requests that need it are denied', readinessWaits: false, stop: none };
+  }
   if (opts.stateFiles.length > 0) {
     const state = await loadStaticState(opts.stateFiles);
     logger.info({ files: opts.stateFiles, shoots: state.count('Shoot'), cloudProfiles: state.count('CloudProfile'), namespacedCloudProfiles: state.count('NamespacedCloudProfile') }, 'static cluster state loaded');
-    return { state, stop: none };
+    return { state, source: `files (--state ${opts.stateFiles.join(', ')})`, readinessWaits: true, stop: none };
   }
   if (!config.cluster.enabled) {
-    logger.warn('no --state and cluster.enabled is false: judging against an empty cluster state, so nothing counts as in use');
-    return { state: staticState([]), stop: none };
+    // Judging against an empty landscape would allow removing versions that Shoots run.
+    throw new StateSourceError(
+      'no cluster state: cluster.enabled is false and no --state is given, so the webhook could not see which versions Shoots run; set cluster.enabled: true, give --state FILE, or pass --without-cluster-state to deny every request that needs the state',
+    );
   }
+  // Loaded only here: the Kubernetes client costs about 0.5 s of start-up and 50 MB that a
+  // static state never needs.
+  const [{ startClusterInformers }, { KubeConfigError, describeSource, kubeConfigSource }] = await Promise.all([
+    import('../cluster/informers/index.js'),
+    import('../cluster/kubeconfig.js'),
+  ]);
   const index = new ClusterIndex(false);
   try {
-    // Loaded only here: the Kubernetes client costs about 0.5 s of start-up and 50 MB that a
-    // static state never needs.
-    const { startClusterInformers } = await import('../cluster/informers/index.js');
-    const informers = startClusterInformers({ index, kubeconfig: config.cluster.kubeconfig, registry: metrics.registry, logger: logger.child({ component: 'informers' }) });
-    return { state: index, stop: () => informers.stop() };
+    const informers = startClusterInformers({
+      index,
+      kubeconfig: config.cluster.kubeconfig,
+      maxStaleMs: config.cluster.maxStaleSeconds * 1000,
+      registry: metrics.registry,
+      logger: logger.child({ component: 'informers' }),
+    });
+    const source = `the API server (kubeconfig: ${describeSource(kubeConfigSource(config.cluster.kubeconfig))})`;
+    return { state: index, source, readinessWaits: true, stop: () => informers.stop() };
   } catch (err) {
-    // Serve anyway, not ready: policed requests that need the state are denied as "not ready".
-    index.synced = false;
-    logger.error({ err }, 'cluster informers could not start; serving, not ready');
-    return { state: index, stop: none };
+    // A kubeconfig that is missing or broken stays broken: exit now rather than run unready forever.
+    if (err instanceof KubeConfigError) throw new StateSourceError(err.message);
+    throw err;
   }
+}
+
+/** One line that says which mode is in force, so a log shows at once what the webhook will do. */
+function logMode(config: Config, source: string, logger: Logger): void {
+  const gate = config.featureGates.VersionClassificationLifecycle;
+  const lifecycle = config.defaulting.lifecycle;
+  // adoptExisting arrives with the defaulting changes; read it whether or not this config has it.
+  const adopt = (lifecycle as { adoptExisting?: unknown }).adoptExisting === true;
+  const onOff = (b: boolean) => (b ? 'on' : 'off');
+  logger.info(
+    { featureGates: { VersionClassificationLifecycle: gate }, lifecycleDefaulting: lifecycle.enabled, adoptExisting: adopt, stateSource: source },
+    `mode: feature gate VersionClassificationLifecycle ${onOff(gate)} (must match the landscape's gardener-apiserver), ` +
+      `lifecycle defaulting ${onOff(lifecycle.enabled)}, adoption of existing versions ${onOff(adopt)}, cluster state from ${source}`,
+  );
 }
 
 async function openCertificates(opts: RunOptions): Promise<{ source: FileCertificateSource; devCA?: string }> {
@@ -81,8 +133,17 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const { config, logger } = opts;
   const metrics = createMetrics();
   const cluster = await openState(opts, metrics);
-  const { source, devCA } = await openCertificates(opts);
+  logMode(config, cluster.source, logger);
+  let certificates: Awaited<ReturnType<typeof openCertificates>>;
+  try {
+    certificates = await openCertificates(opts);
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  const { source, devCA } = certificates;
   const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0 });
+  server.readiness.waitsForState = cluster.readinessWaits;
   const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server }) : undefined;
 
   let url: string;

@@ -1,15 +1,14 @@
 // `version-policy serve` against a cluster, end to end: the built CLI as a child process, no
 // --state, its informers reading the fake API server (the one fake) through `cluster.kubeconfig`,
 // and serving certificates made now. The API server is down at start, so the webhook runs unsynced
-// first (not ready, fail closed on what needs the state, everything else judged), then the API
-// server comes up and the answers follow the cluster.
+// first (not ready, retrying and saying so with a count, fail closed on what needs the state,
+// everything else judged), then the API server comes up and the answers follow the cluster.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import { NOT_READY_MESSAGE } from '../../src/policy/evaluate.js';
 import type { CloudProfile } from '../../src/policy/types.js';
 import { served } from '../helpers/api-objects.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
@@ -64,16 +63,21 @@ t.test('serve with informers: not ready and failing closed until synced, then ju
   const removing130 = withVersions(['1.31.0', '1.32.0']);
 
   t.equal(listening.ready, false, 'listening, but not ready');
-  // Two failed LISTs: the first attempt and its retry. Readiness does not waver in between.
-  await until('two failed LISTs of shoots', () => logged('list of shoots failed; retrying').length >= 2, 30_000, 20);
+  // Three failed LISTs: the first attempt and two retries, each logged with the count so far.
+  const failures = await until('three failed LISTs of shoots', () => (logged('list of shoots failed; retrying').length >= 3 ? logged('list of shoots failed; retrying') : undefined), 30_000, 20);
+  t.same(failures.slice(0, 3).map((l) => l.attempts), [1, 2, 3], 'a growing count of attempts');
+  t.ok(failures.every((l) => l.failingSince === failures[0]?.failingSince && /ECONNREFUSED/.test(String(l.err))), 'since when, and why');
+  t.ok(failures.every((l) => l.level === 40), 'each a warning');
   const unready = await get('/readyz');
   t.equal(unready.status, 503, '/readyz: not ready while the API server is down');
-  t.match(unready.text, /cluster state not synced/);
-  t.match(await metrics(), /version_policy_cluster_informer_synced\{kind="Shoot"\} 0\n/, 'the sync state is on /metrics');
+  t.match(unready.text, /^not ready: cluster state not synced: the webhook has not finished reading .*shoots from the API server \(unreachable since \S+Z, \d+ failed attempts\); retry shortly$/);
+  const m0 = await metrics();
+  t.match(m0, /version_policy_cluster_informer_synced\{kind="Shoot"\} 0\n/, 'the sync state is on /metrics');
+  t.match(m0, /version_policy_cluster_request_failures_total\{kind="Shoot",verb="list"\} [3-9]\d*\n/, 'and the failures');
 
   const notReady = await judge(removing130);
   t.equal(notReady.allowed, false, 'a version removal needs the state: denied');
-  t.match(notReady.status?.message, NOT_READY_MESSAGE);
+  t.match(notReady.status?.message, /^\[IN-USE\] cluster state not ready: the webhook has not finished reading .*shoots from the API server \(unreachable since/);
   t.notMatch(notReady.status?.message, /garden-dev\/web/, 'and not from a state it does not have');
   const adding = await judge(withVersions(['1.30.1', '1.31.0', '1.32.0', '1.32.1']));
   t.equal(adding.allowed, true, 'adding a version needs no state: judged, and allowed');
@@ -87,6 +91,9 @@ t.test('serve with informers: not ready and failing closed until synced, then ju
   // The log line and the answer travel on different pipes; either may be read first.
   await until('the informers to log that they synced', () => logged('cluster state synced').length === 1, 5_000, 20);
   const m = await metrics();
+  const age = Number(/version_policy_cluster_state_age_seconds\{kind="Shoot"\} ([\d.e-]+)\n/.exec(m)?.[1]);
+  t.ok(age >= 0 && age < 30, `the age of the Shoot cache is on /metrics: ${age} s`);
+  t.match(logged(/^mode: /)[0], { stateSource: `the API server (kubeconfig: config: ${fake.kubeconfigPath})` }, 'the start-up log names the state source');
   for (const [kind, count] of [['Shoot', 1], ['CloudProfile', 1], ['NamespacedCloudProfile', 0]] as const) {
     t.match(m, new RegExp(`version_policy_cluster_cached_objects\\{kind="${kind}"\\} ${count}\\n`), `cached ${kind}s: ${count}`);
     t.match(m, new RegExp(`version_policy_cluster_informer_synced\\{kind="${kind}"\\} 1\\n`), `${kind} informer synced`);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ClusterIndex } from '../../src/cluster/cluster-index.js';
+import { ClusterIndex, emptyStore, upsertInto } from '../../src/cluster/cluster-index.js';
 import type { Shoot } from '../../src/policy/types.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 
@@ -71,4 +71,33 @@ t.test('NamespacedCloudProfiles are found by parent, and follow a re-parenting',
   t.same(index.namespacedProfilesOf('profile').map((n) => n.metadata.name), ['y']);
   t.same(index.namespacedProfilesOf('other').map((n) => n.metadata.name), ['x']);
   t.ok(index.namespacedCloudProfile('garden-other', 'y'));
+});
+
+t.test('a store of a kind is swapped in whole, in one step; an object of another kind does not fit', async (t) => {
+  const index = new ClusterIndex();
+  index.upsert(cloudProfile());
+  index.upsert(shoot({ name: 'a', version: '1.30.1' }));
+  const fresh = emptyStore('Shoot');
+  fresh.upsert(shoot({ name: 'b', version: '1.31.0' }));
+  t.same(names(index.kubernetesVersionUsers(CP, '1.30.1')), ['a'], 'the serving store answers until the swap');
+  index.swap(fresh);
+  t.same(names(index.kubernetesVersionUsers(CP, '1.30.1')), []);
+  t.same(names(index.kubernetesVersionUsers(CP, '1.31.0')), ['b']);
+  t.equal(index.cloudProfile('profile')?.metadata.name, 'profile', 'other kinds untouched');
+  index.clear('CloudProfile');
+  t.equal(index.count('CloudProfile'), 0);
+  t.throws(() => upsertInto(emptyStore('CloudProfile'), shoot()), /a Shoot does not belong in the CloudProfile store/);
+});
+
+t.test('synced and notReadyReason: set directly, or reported by what feeds the index', async (t) => {
+  t.same([new ClusterIndex().synced, new ClusterIndex().notReadyReason], [true, undefined]);
+  const index = new ClusterIndex(false);
+  t.same([index.synced, index.notReadyReason], [false, undefined], 'not synced, no reason given');
+  let reason: string | undefined = 'stale';
+  index.reportNotReadyBy(() => reason);
+  t.same([index.synced, index.notReadyReason], [false, 'stale'], 'the reporter decides');
+  reason = undefined;
+  t.same([index.synced, index.notReadyReason], [true, undefined], 'and is asked every time');
+  index.synced = false;
+  t.notOk(index.synced, 'an explicit false still wins');
 });

@@ -3,26 +3,15 @@
 // watch, 410 Gone, bookmarks, faults while listing, the API server down at start, and stop().
 import t from 'tap';
 import type { Test } from 'tap';
-import { Registry } from 'prom-client';
-import { ClusterIndex } from '../../src/cluster/cluster-index.js';
-import type { InformerOptions } from '../../src/cluster/informers/index.js';
-import { startClusterInformers } from '../../src/cluster/informers/index.js';
 import type { ClusterState } from '../../src/cluster/state.js';
-import { evaluate, NOT_READY_MESSAGE } from '../../src/policy/evaluate.js';
+import { evaluate } from '../../src/policy/evaluate.js';
 import type { Decision } from '../../src/policy/rule.js';
 import { RULES } from '../../src/policy/rules/index.js';
-import type { PolicedObject } from '../../src/policy/types.js';
-import { capturedLogger, served } from '../helpers/api-objects.js';
-import type { FakeApiServerOptions, Fault } from '../helpers/fake-apiserver.js';
-import { FakeApiServer } from '../helpers/fake-apiserver.js';
-import { cloudProfile, config, image, namespacedProfile, NOW, request, ruleIds, shoot } from '../helpers/objects.js';
+import { served } from '../helpers/api-objects.js';
+import type { Fault } from '../helpers/fake-apiserver.js';
+import { cloudProfile, config, image, namespacedProfile, NOW, request, ruleIds } from '../helpers/objects.js';
 import { until } from '../helpers/until.js';
-
-const VERSIONS = ['1.30.1', '1.31.0', '1.32.0'];
-const PROFILE = cloudProfile({ name: 'aws', kubernetes: VERSIONS, images: [image('gardenlinux', ['1.0.0', '2.0.0'])] });
-const CP = { kind: 'CloudProfile', name: 'aws' } as const;
-const onAws = (name: string, version: string, namespace = 'garden-dev') =>
-  shoot({ name, namespace, profile: 'aws', version, workers: [{ name: 'pool', image: ['gardenlinux', '1.0.0'] }] });
+import { CP, onAws, PROFILE, setup, uses, VERSIONS } from './informers/setup.js';
 
 // IN-USE is another branch's work; until it lands, the decisions below are skipped (visibly) and
 // the index answers (exactly what IN-USE reads) carry the test.
@@ -41,37 +30,10 @@ function expectRemoval(t: Test, state: ClusterState, version: string, expected: 
     if (expected === 'allowed') return void t.ok(d.allowed, 'allowed');
     t.notOk(d.allowed, 'denied');
     t.same(ruleIds(d), ['IN-USE']);
-    if (expected === 'not ready') t.ok(d.violations.every((v) => v.message === NOT_READY_MESSAGE), 'as "cluster state not ready"');
-    else t.match(d.violations[0]?.message ?? '', user ?? '', 'names the Shoot');
+    if (expected === 'not ready') {
+      t.ok(d.violations.every((v) => /^cluster state not ready: the webhook has not finished reading .*shoots from the API server/.test(v.message)), 'as "cluster state not ready", saying why');
+    } else t.match(d.violations[0]?.message ?? '', user ?? '', 'names the Shoot');
   });
-}
-
-const uses = (index: ClusterIndex, version: string) => index.kubernetesVersionUsers(CP, version).map((u) => u.shoot.metadata.name).sort();
-
-interface Setup {
-  objects?: PolicedObject[];
-  fake?: FakeApiServerOptions;
-  /** Injected before the informers start. */
-  faults?: Fault[];
-  informer?: Partial<InformerOptions>;
-}
-
-async function setup(t: Test, s: Setup = {}) {
-  const fake = await FakeApiServer.start(s.fake);
-  for (const o of s.objects ?? [PROFILE]) fake.add(served(o));
-  fake.injectFault(...(s.faults ?? []));
-  const index = new ClusterIndex(false);
-  const registry = new Registry();
-  const { logger, lines } = capturedLogger();
-  const informers = startClusterInformers({ index, kubeconfig: fake.kubeconfigPath, registry, logger, pageSize: 2, backoff: { initialMs: 10, maxMs: 100 }, ...s.informer });
-  t.teardown(async () => {
-    await informers.stop();
-    await fake.close();
-  });
-  const metric = async (name: string, labels: Record<string, string>) =>
-    (await registry.getSingleMetric(name)?.get())?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
-  const watching = () => until('a watch on every resource', () => fake.watchCount() === 3);
-  return { fake, index, informers, registry, lines, metric, watching };
 }
 
 t.test('lists every resource page by page, then reports synced, with objects trimmed', async (t) => {
@@ -234,12 +196,19 @@ t.test('with the API server down at start: not ready, removals denied as not rea
   t.match(String(retries()[0]?.err), /cannot reach the API server https:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
   const delays = retries().map((l) => Number(l.delayMs));
   t.ok(delays.every((d) => d >= 5 && d <= 100), `backoff between initial/2 and the cap: ${delays.join(', ')}`);
+  const seen = retries();
+  t.same(seen.map((l) => l.attempts), seen.map((_, i) => i + 1), 'each retry is logged with a growing count of attempts');
+  t.ok(seen.every((l) => l.failingSince === seen[0]?.failingSince), 'and since when it has been failing');
+  t.ok((await metric('version_policy_cluster_request_failures_total', { kind: 'Shoot', verb: 'list' })) >= seen.length, 'failures on /metrics, per resource');
+  t.match(index.notReadyReason, /^the webhook has not finished reading cloudprofiles, namespacedcloudprofiles, shoots from the API server \(unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z, \d+ failed attempts\); retry shortly$/);
   await expectRemoval(t, index, '1.30.1', 'not ready');
   await expectRemoval(t, index, '1.32.0', 'not ready');
 
   await fake.up();
   await informers.whenSynced();
   t.ok(index.synced);
+  t.equal(index.notReadyReason, undefined);
+  t.ok(lines.some((l) => l.resource === 'shoots' && l.msg === 'shoots: reached the API server again' && Number(l.attempts) >= 4), 'the recovery is logged with the count');
   t.same(uses(index, '1.30.1'), ['a']);
   await expectRemoval(t, index, '1.30.1', 'denied', 'a');
   await expectRemoval(t, index, '1.32.0', 'allowed');

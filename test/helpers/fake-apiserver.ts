@@ -17,7 +17,10 @@
 // - All-namespace paths and `/namespaces/{ns}/…` paths for the namespaced resources.
 // Test controls: add/modify/remove objects, drop every watch connection, compact history, send
 // bookmarks, inject faults (status codes, connections cut mid-body), go down (refuse connections)
-// and come back up.
+// and come back up, stall (connections stay open but nothing arrives: a network partition, or a
+// peer that died without closing) and resume.
+// Bookmarks: kube-apiserver's watch cache sends one about every minute to a watch that allows
+// them; here only on `bookmark()`, or every `bookmarkIntervalMs` when set.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -76,6 +79,8 @@ export interface Fault {
 }
 
 export interface RequestRecord {
+  /** When the request was handled (epoch ms). */
+  at: number;
   method: string;
   path: string;
   query: Record<string, string>;
@@ -115,6 +120,8 @@ export class FakeApiServer {
   private readonly faults: Fault[] = [];
   private uid = 0;
   private listening = false;
+  /** While stalled: the requests that arrived, answered on `resume()`. */
+  private held: Array<() => void> | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -283,7 +290,24 @@ export class FakeApiServer {
     this.listening = true;
   }
 
+  /**
+   * A partition: open watches stay connected but never carry another event, and new requests
+   * get no answer, until `resume()`.
+   */
+  stall(): void {
+    this.held ??= [];
+    for (const w of [...this.watchers]) this.unwatch(w);
+  }
+
+  /** Ends a stall: the held requests are answered now; the watches it silenced stay silent. */
+  resume(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const answer of held) answer();
+  }
+
   async close(): Promise<void> {
+    this.resume();
     await this.down();
     await rm(this.dir, { recursive: true, force: true });
   }
@@ -291,10 +315,11 @@ export class FakeApiServer {
   // --- the API ----------------------------------------------------------------------------
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    if (this.held) return void this.held.push(() => req.socket.destroyed || this.handle(req, res));
     const url = new URL(req.url ?? '/', this.url);
     const query = Object.fromEntries(url.searchParams);
     const watch = query.watch === '1' || query.watch === 'true';
-    this.requests.push({ method: req.method ?? '', path: url.pathname, query, watch });
+    this.requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query, watch });
 
     if (req.headers.authorization !== `Bearer ${this.token}`) return this.fail(res, 401, 'Unauthorized', 'Unauthorized');
     const route = this.route(url.pathname);

@@ -220,7 +220,8 @@ t.test('the ENTRYPOINT runs from a production-only install, read-only, as the im
     // As root, in a new PID namespace: node is PID 1 there, as in the container, where a signal
     // without a handler is dropped.
     const pid1 = user !== undefined && existsSync('/usr/bin/unshare') && existsSync('/usr/bin/setpriv');
-    const argv = [...cmdArgs, '--config', configFile];
+    // No cluster here and no --state: serve refuses to start unless told to run without state.
+    const argv = [...cmdArgs, '--config', configFile, '--without-cluster-state'];
     const server = ['env', ...inContainerEnv(cmd, argv)];
     const child = pid1
       ? spawn('unshare', ['--pid', '--fork', '--kill-child', 'setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', ...server], { cwd: app })

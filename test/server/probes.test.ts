@@ -25,6 +25,30 @@ t.test('not ready while the cluster state has not synced; still live', async (t)
   t.equal((await s.get('/readyz')).status, 200, 'ready as soon as the informers report a sync');
 });
 
+t.test('not ready while the state gives a reason (stale), with the reason; ready again when it has none', async (t) => {
+  const state = new ClusterIndex(true);
+  let reason: string | undefined = 'the cached shoots (last current 2026-09-01T00:00:00.000Z, 130 s ago) are older than the 120 s bound';
+  state.reportNotReadyBy(() => reason);
+  const s = await startServer({ state });
+  t.teardown(s.close);
+  const res = await s.get('/readyz');
+  t.equal(res.status, 503);
+  t.equal(res.text, `not ready: cluster state not synced: ${reason}`);
+  reason = undefined;
+  t.same([(await s.get('/readyz')).status, (await s.get('/readyz')).text], [200, 'ok'], 'recovers by itself');
+});
+
+t.test('a state that is absent by choice (--without-cluster-state) does not hold readiness back', async (t) => {
+  const state = new ClusterIndex(true);
+  state.reportNotReadyBy(() => 'the webhook runs without cluster state');
+  const s = await startServer({ state });
+  t.teardown(s.close);
+  t.equal((await s.get('/readyz')).status, 503, 'a server that waits for its state is not ready');
+  s.server.readiness.waitsForState = false;
+  t.equal((await s.get('/readyz')).status, 200, 'one that runs without it by choice is');
+  t.notOk(state.synced, 'while the state still says it cannot be judged against');
+});
+
 t.test('the plain-HTTP probe port serves /healthz, /readyz and /metrics, and readiness drops on shutdown', async (t) => {
   const s = await startServer();
   const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent') });

@@ -1,11 +1,15 @@
 // Capped exponential backoff with jitter for reconnecting to the API server. The jitter spreads
 // the reconnects of many webhook replicas after an API server restart; the cap keeps a long
-// outage from stretching the delay past the point where recovery goes unnoticed for minutes.
+// outage from stretching the delay past the point where recovery goes unnoticed for long.
 
 export interface BackoffOptions {
   /** First delay (default 500 ms). */
   initialMs?: number;
-  /** Longest delay (default 30 s, client-go's reflector cap). */
+  /**
+   * Longest delay (default 10 s). client-go's reflector waits up to 30 s; a webhook is a handful
+   * of replicas watching three resources, so retrying every 10 s costs the API server nothing,
+   * notices its return sooner, and logs the failure every few seconds rather than twice a minute.
+   */
   maxMs?: number;
 }
 
@@ -19,7 +23,7 @@ export class Backoff {
     private readonly random: () => number = Math.random,
   ) {
     this.initialMs = opts.initialMs ?? 500;
-    this.maxMs = opts.maxMs ?? 30_000;
+    this.maxMs = opts.maxMs ?? 10_000;
   }
 
   /**
