@@ -24,6 +24,8 @@ export interface EvaluateOptions {
    * not judge). Default `deny`.
    */
   unsyncedState?: 'deny' | 'note';
+  /** False judges the object as written, without the mutating path (`check --no-mutate`). Default true. */
+  mutate?: boolean;
 }
 
 export const NOT_READY_MESSAGE = 'cluster state not ready: the webhook has not finished reading Shoots and profiles from the API server; retry shortly';
@@ -34,7 +36,7 @@ export function notReadyMessage(state: ClusterState): string {
 }
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
-  const mutation = applyMutatingPath(request, opts.now, opts.config);
+  const mutation = opts.mutate === false ? undefined : applyMutatingPath(request, opts.now, opts.config);
   const object = mutation?.object ?? request.object;
   const ctx = buildContext(request, object, opts);
 
