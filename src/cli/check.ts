@@ -59,7 +59,7 @@ export function registerCheck(program: Command): void {
     .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).conflicts('cluster'))
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
     .addOption(new Option('--old <file|ref:path>', 'the objects before the change (repeatable): each FILE object found here is an UPDATE of it; wins over --state').argParser(collect))
-    .option('--prune', 'with --old: judge the --old objects that no FILE holds as DELETE requests')
+    .option('--prune', 'judge the --old objects that no FILE holds as DELETE requests (without --old: none)')
     .addOption(new Option('--delete', "judge FILE's objects as DELETE requests").conflicts('old'))
     .addOption(new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339))
     .addOption(new Option('--feature-gates <gates>', 'VersionClassificationLifecycle=true|false; overrides the config').argParser(parseFeatureGates))
@@ -79,14 +79,13 @@ const STD_STREAMS: CheckStreams = { stdin: process.stdin, stdout: process.stdout
 
 /** Reads every input, judges each object and prints the verdicts; returns the exit code. */
 export async function runCheck(files: readonly string[], opts: CheckOptions, io: CheckStreams = STD_STREAMS): Promise<number> {
-  if (opts.prune && !opts.old) throw new UsageError('--prune needs --old: it judges the --old objects that no FILE holds');
-  await asUsageError(Promise.resolve().then(() => checkStdinOnce([...files, ...(opts.old ?? [])])));
+  inputErrorsAsUsage(() => checkStdinOnce([...files, ...(opts.old ?? [])]));
   const config = await asUsageError(checkConfig(opts));
   const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip', allowEmptyList: true };
   const [state, inputs, old] = await asUsageError(
     firstFailureInOrder(checkState(opts, config), readInputs(files, read, io), opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined)),
   );
-  const oldObjects = await asUsageError(Promise.resolve().then(() => byIdentity(old?.objects ?? [])));
+  const oldObjects = inputErrorsAsUsage(() => byIdentity(old?.objects ?? []));
   const judge = { config, now: opts.now ?? Date.now(), delete: opts.delete === true, mutate: opts.mutate !== false };
   const removed = onlyInOld(oldObjects, inputs);
   const results = [...judgeAll(inputs.objects, state, oldObjects, judge), ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : [])];
@@ -153,10 +152,22 @@ async function asUsageError<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof InputError) throw new UsageError(oneLine(err.message), { ...(err.file ? { file: err.file } : {}), ...(err.line ? { line: err.line } : {}) });
-    if (err instanceof ConfigError) throw new UsageError(oneLine(err.message));
-    throw err;
+    throw usageErrorOf(err);
   }
+}
+
+function inputErrorsAsUsage<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw usageErrorOf(err);
+  }
+}
+
+function usageErrorOf(err: unknown): unknown {
+  if (err instanceof InputError) return new UsageError(oneLine(err.message), { ...(err.file ? { file: err.file } : {}), ...(err.line ? { line: err.line } : {}) });
+  if (err instanceof ConfigError) return new UsageError(oneLine(err.message));
+  return err;
 }
 
 function oneLine(message: string): string {
