@@ -18,7 +18,11 @@ interface Case {
 export function junitReport(report: CheckReport, summary: Summary): string {
   const cases = [...report.results.map((r) => judgedCase(r, report.error !== undefined)), ...report.skipped.map(skippedCase)];
   const suites = new Map<string, Case[]>();
-  for (const c of cases) suites.set(c.file, [...(suites.get(c.file) ?? []), c]);
+  for (const c of cases) {
+    const list = suites.get(c.file);
+    if (list) list.push(c);
+    else suites.set(c.file, [c]);
+  }
   const errors = cases.filter((c) => c.outcome?.tag === 'error').length;
   return document(
     { tests: summary.objects, failures: summary.denied, errors, skipped: summary.skipped },

@@ -1,8 +1,9 @@
 // Every public case through the built CLI: the case's object (its oldObject with --delete) in a
 // file, its cluster state in --state (an empty List where the case has none: a landscape with
-// nothing in it, which is not the same as no state at all), --now, --feature-gates and a --config that turns lifecycle
-// defaulting on only for DEFAULT-LIFECYCLE cases. The JSON verdict must meet the case (skipped
-// while a rule is pending) and must equal what evaluate() answers in-process (always).
+// nothing in it, which is not the same as no state at all), --now, --feature-gates and a --config
+// that turns lifecycle defaulting on only for DEFAULT-LIFECYCLE cases. The JSON verdict must meet
+// the case (skipped while a rule is pending) and must equal what evaluate() answers in-process
+// (always).
 //
 // A CLI run judges each file against the state alone, so cases with the same state and settings
 // share one run; the runs go two at a time to keep this file fast on a shared machine.
