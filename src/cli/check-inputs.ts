@@ -27,7 +27,7 @@ export async function readInputs(sources: readonly string[], opts: ReadOptions, 
 
 /**
  * The --old sources: a file, `-`, or `REF:PATH` of the git repository in the working directory.
- * An existing file wins over a git spec of the same spelling, as with `git show` itself.
+ * An existing file wins over a git spec of the same spelling.
  */
 export async function readOld(sources: readonly string[], opts: ReadOptions, io: InputStreams): Promise<ParsedFile> {
   return merged(await inOrder(sources.map(async (s) => parsed(await oldText(s, io), { ...opts, allowEmptyList: true }))));
