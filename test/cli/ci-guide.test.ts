@@ -82,6 +82,7 @@ t.test('the image jobs run (shimmed, see the top of this file)', async (t) => {
         t.equal(XMLValidator.validate(xml), true, 'the JUnit report is written');
         t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), { testsuites: { '@_tests': '3', '@_failures': '0', '@_skipped': '1' } });
       }
+      if (name !== 'github-image') return; // one denial is enough to show the job fails on it
       await repo.commitDenied();
       const deniedRun = await runScript(SHIMS + script, repo.dir, env);
       t.equal(deniedRun.code, 1, 'a denied change fails the job');
