@@ -8,6 +8,10 @@ import { cloudProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { fewAtATime, runCheckCli } from './check-run.js';
 
+// About 40 cold CLI starts (~12 s of CPU): tap's 120 s per file is not enough on a machine that
+// other test runs share; a generous bound, not a figure.
+t.setTimeout(300_000);
+
 const good = yamlDocs(cloudProfile({ name: 'aws' }));
 /** `good` with one line replaced: the fixtures differ from a valid profile in one place only. */
 const edited = (from: RegExp, to: string) => {

@@ -15,6 +15,10 @@ import { caseInput, caseState, loadCases, mismatches, pendingReason, type Policy
 import { decide } from '../helpers/objects.js';
 import { type CliRun, runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 
+// Dozens of CLI runs over every public case: tap's 120 s per file is not enough on a machine that
+// other test runs share; a generous bound, not a figure.
+t.setTimeout(300_000);
+
 interface Batch {
   cases: PolicyCase[];
   now: string;
