@@ -1,9 +1,22 @@
-// What `check` prints: one verdict per judged object, as text for people or JSON for pipelines.
+// What `check` prints: one verdict per judged object, as text for people, JSON for pipelines or
+// JUnit XML for CI test reports (check-junit.ts), and errors in the same format.
+import type { Place } from '../cluster/object-files.js';
 import { formatViolation, type Violation } from '../policy/rule.js';
 import type { Kind, Operation, PolicedObject } from '../policy/types.js';
+import { junitError, junitReport } from './check-junit.js';
 
-/** One judged object, in the JSON shape of DESIGN.md. */
-export interface CheckResult {
+/** One change the mutating path made: a JSON Patch operation, with the field spelled for people. */
+export interface Defaulted {
+  field: string;
+  op: 'add' | 'replace' | 'remove';
+  /** RFC 6901 pointer, as in the patch the webhook answers. */
+  path: string;
+  /** Absent on remove. */
+  value?: unknown;
+}
+
+/** One judged object, in the JSON shape of docs/ci.md. */
+export interface CheckResult extends Place {
   kind: Kind;
   /** null for the cluster-scoped CloudProfile, so every result has the same keys. */
   namespace: string | null;
@@ -11,21 +24,141 @@ export interface CheckResult {
   operation: Operation;
   allowed: boolean;
   violations: Violation[];
+  /** Every warning, in full. */
   warnings: string[];
+  /** What could not be judged (a rule that needs the cluster state, run without one). */
+  notes: string[];
+  defaulted: Defaulted[];
   /** The object as it would be stored, after the mutating path; null on DELETE (nothing is stored). */
   object: PolicedObject | null;
 }
 
-export type OutputFormat = 'text' | 'json';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json'];
-
-export function render(results: readonly CheckResult[], format: OutputFormat): string {
-  return format === 'json' ? `${JSON.stringify({ results }, null, 2)}\n` : results.map(textVerdict).join('');
+/** A result as judged, with the warnings that text output shows (within the warning budget). */
+export interface JudgedObject extends CheckResult {
+  shownWarnings: string[];
 }
 
-/** `DENIED Shoot garden-dev/foo (UPDATE)`, then each violation and warning indented. */
-function textVerdict(r: CheckResult): string {
-  const head = `${r.allowed ? 'ALLOWED' : 'DENIED'} ${r.kind} ${r.namespace === null ? r.name : `${r.namespace}/${r.name}`} (${r.operation})`;
-  const details = [...r.violations.map(formatViolation), ...r.warnings.map((w) => `warning: ${w}`)];
-  return [head, ...details.map((d) => `  ${d}`)].join('\n') + '\n';
+/** A document read past: another kind, or an --old object that no FILE holds. */
+export interface SkippedResult extends Place {
+  apiVersion: string | null;
+  kind: string;
+  namespace: string | null;
+  name: string | null;
+  reason: string;
+}
+
+export interface Summary {
+  /** Judged and skipped. */
+  objects: number;
+  allowed: number;
+  denied: number;
+  skipped: number;
+  /** Judged objects with notes: some rule could not be checked. */
+  notFullyChecked: number;
+}
+
+/** What makes a run exit 2 although it judged: --require-state with objects not fully checked. */
+export interface ReportedError {
+  message: string;
+  file?: string;
+  line?: number;
+}
+
+export interface CheckReport {
+  results: readonly JudgedObject[];
+  skipped: readonly SkippedResult[];
+  error?: ReportedError;
+}
+
+export type OutputFormat = 'text' | 'json' | 'junit';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'junit'];
+
+/** Text lines of defaults per object; JSON lists them all. */
+const DEFAULTED_SHOWN = 10;
+const VALUE_SHOWN = 120;
+
+export function render(report: CheckReport, format: OutputFormat, opts: { quiet?: boolean } = {}): string {
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(jsonReport(report), null, 2)}\n`;
+    case 'junit':
+      return junitReport(report, summarize(report));
+    case 'text':
+      return textReport(report, opts.quiet === true);
+  }
+}
+
+/** An error (bad input or usage) in the output format; text output has none on stdout (the line goes to stderr). */
+export function renderError(error: ReportedError, format: OutputFormat): string {
+  if (format === 'json') return `${JSON.stringify({ error }, null, 2)}\n`;
+  if (format === 'junit') return junitError(error);
+  return '';
+}
+
+export function summarize(report: CheckReport): Summary {
+  const allowed = report.results.filter((r) => r.allowed).length;
+  return {
+    objects: report.results.length + report.skipped.length,
+    allowed,
+    denied: report.results.length - allowed,
+    skipped: report.skipped.length,
+    notFullyChecked: report.results.filter((r) => r.notes.length > 0).length,
+  };
+}
+
+function jsonReport(report: CheckReport): object {
+  const results = report.results.map(({ shownWarnings: _, ...r }) => r);
+  return { results, skipped: report.skipped, summary: summarize(report), ...(report.error ? { error: report.error } : {}) };
+}
+
+function textReport(report: CheckReport, quiet: boolean): string {
+  const blocks = report.results.filter((r) => !quiet || !r.allowed).map(textVerdict);
+  if (quiet) return blocks.join('');
+  return [...blocks, ...report.skipped.map(textSkipped), `${textSummary(summarize(report))}\n`].join('');
+}
+
+export function where(p: Place): string {
+  return `${p.file}:${p.line} (document ${p.document})`;
+}
+
+export function objectName(r: { kind: string; namespace: string | null; name: string | null }): string {
+  const name = r.name ?? '(unnamed)';
+  return `${r.kind} ${r.namespace === null ? name : `${r.namespace}/${name}`}`;
+}
+
+/** `DENIED Shoot garden-dev/web (UPDATE) at shoots.yaml:12 (document 2)`, then the details indented. */
+function textVerdict(r: JudgedObject): string {
+  const head = `${r.allowed ? 'ALLOWED' : 'DENIED'} ${objectName(r)} (${r.operation}) at ${where(r)}`;
+  const details = [
+    ...r.violations.map(formatViolation),
+    ...r.notes.map((n) => `note: ${n}`),
+    ...r.shownWarnings.map((w) => `warning: ${w}`),
+    ...r.defaulted.slice(0, DEFAULTED_SHOWN).map(textDefaulted),
+    ...(r.defaulted.length > DEFAULTED_SHOWN ? [`defaulted: … and ${r.defaulted.length - DEFAULTED_SHOWN} more (--output json lists them all)`] : []),
+  ];
+  return [head, ...details.map(indent)].join('\n') + '\n';
+}
+
+function textSkipped(s: SkippedResult): string {
+  return `SKIPPED ${objectName(s)} at ${where(s)}: ${s.reason}\n`;
+}
+
+function textDefaulted(d: Defaulted): string {
+  if (d.op === 'remove') return `defaulted: ${d.field}: removed`;
+  const text = typeof d.value === 'string' ? d.value : JSON.stringify(d.value);
+  return `defaulted: ${d.field}: ${text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN)}…` : text}`;
+}
+
+/** `4 objects: 2 allowed, 1 denied, 1 skipped`, and how many were not fully checked. */
+export function textSummary(s: Summary): string {
+  const counts = `${s.objects} object${s.objects === 1 ? '' : 's'}: ${s.allowed} allowed, ${s.denied} denied, ${s.skipped} skipped`;
+  return s.notFullyChecked === 0 ? counts : `${counts}; ${s.notFullyChecked} not fully checked (see the notes)`;
+}
+
+/** Two spaces before every line of a detail: a message may span lines. */
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }

@@ -1,111 +1,125 @@
 // `version-policy check`: judge objects from files as the webhook would, against a cluster state
-// read from files (--state) or one live LIST (--cluster). Exit 0 all allowed, 1 something denied,
-// 2 bad usage or input (main.ts prints the UsageError as one line).
+// read from files (--state) or one live LIST (--cluster), or, without either, saying on each
+// result what could not be checked. Exit codes: EXIT_CODES_HELP below, and docs/ci.md.
 import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { InputError, readObjectFiles } from '../cluster/object-files.js';
-import { loadStaticState } from '../cluster/static-state.js';
+import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } from '../cluster/object-files.js';
 import type { ClusterState } from '../cluster/state.js';
-import { evaluate } from '../policy/evaluate.js';
-import type { PolicyRequest } from '../policy/rule.js';
-import type { PolicedObject } from '../policy/types.js';
-import { type CheckResult, type OutputFormat, OUTPUT_FORMATS, render } from './check-output.js';
+import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState, type InputStreams } from './check-inputs.js';
+import { judgeAll } from './check-judge.js';
+import { type JudgedObject, objectName, type OutputFormat, OUTPUT_FORMATS, render, type ReportedError, type SkippedResult } from './check-output.js';
 import { UsageError } from './errors.js';
-import { EXIT_DENIED, EXIT_OK } from './exit-codes.js';
+import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { collect, type FeatureGates, parseFeatureGates, parseRfc3339 } from './options.js';
 
 export interface CheckOptions {
   state?: string[];
   cluster?: boolean;
+  old?: string[];
+  prune?: boolean;
   delete?: boolean;
   /** Epoch ms, parsed from --now. */
   now?: number;
   featureGates?: Partial<FeatureGates>;
   config?: string;
   output: OutputFormat;
+  quiet?: boolean;
+  strictKinds?: boolean;
+  requireState?: boolean;
+  /** false with --no-mutate. */
+  mutate?: boolean;
 }
+
+export interface CheckStreams extends InputStreams {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  every object is allowed (documents of other kinds are skipped)
+  1  at least one object is denied
+  2  usage or input error: unknown flag, unreadable or empty file, bad YAML, an object of our
+     kinds that fails the schema, a document of another kind with --strict-kinds, a failing
+     git show for --old; or, with --require-state, an object that could not be fully checked
+     because no --state or --cluster was given. 2 wins over 1.
+
+FILE and --old take - for standard input (once). --old REF:PATH runs \`git show REF:PATH\` in the
+current directory (PATH from the repository's top, or ./PATH from here); a file of that name wins.
+Guide: docs/ci.md`;
+
+const OTHER_KIND = 'not a CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1';
+const OLD_ONLY = 'in --old but in no FILE: its removal was not judged (--prune judges it as a DELETE)';
 
 export function registerCheck(program: Command): void {
   program
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
-    .argument('<file...>', 'YAML or JSON files; multi-document, `kind: List` is unrolled')
+    .argument('<file...>', 'YAML or JSON files, or - for standard input; multi-document, `kind: List` is unrolled')
     .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).conflicts('cluster'))
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
-    .option('--delete', "judge FILE's objects as DELETE requests")
+    .addOption(new Option('--old <file|ref:path>', 'the objects before the change (repeatable): each FILE object found here is an UPDATE of it; wins over --state').argParser(collect))
+    .option('--prune', 'judge the --old objects that no FILE holds as DELETE requests (without --old: none)')
+    .addOption(new Option('--delete', "judge FILE's objects as DELETE requests").conflicts('old'))
     .addOption(new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339))
     .addOption(new Option('--feature-gates <gates>', 'VersionClassificationLifecycle=true|false; overrides the config').argParser(parseFeatureGates))
     .option('--config <file>', 'the same config file as serve')
-    .addOption(new Option('--output <format>', 'text or json').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(new Option('--output <format>', 'text, json or junit').choices(OUTPUT_FORMATS).default('text'))
+    .option('--quiet', 'text output: print only the denied objects')
+    .option('--strict-kinds', 'a document of another kind is an error (exit 2), not skipped')
+    .option('--require-state', 'exit 2 when a rule could not be checked for lack of --state or --cluster')
+    .option('--no-mutate', 'judge the objects as written, without the mutating path')
+    .addHelpText('after', EXIT_CODES_HELP)
     .action(async (files: string[], opts: CheckOptions) => {
       process.exitCode = await runCheck(files, opts);
     });
 }
 
+const STD_STREAMS: CheckStreams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+
 /** Reads every input, judges each object and prints the verdicts; returns the exit code. */
-export async function runCheck(files: readonly string[], opts: CheckOptions, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function runCheck(files: readonly string[], opts: CheckOptions, io: CheckStreams = STD_STREAMS): Promise<number> {
+  inputErrorsAsUsage(() => checkStdinOnce([...files, ...(opts.old ?? [])]));
   const config = await asUsageError(checkConfig(opts));
-  const [state, applied] = await asUsageError(stateThenFiles(checkState(opts, config), readObjectFiles(files)));
-  const results = judgeAll(
-    applied.map((s) => s.object),
-    state,
-    { config, now: opts.now ?? Date.now(), delete: opts.delete === true },
+  const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip', allowEmptyList: true };
+  const [state, inputs, old] = await asUsageError(
+    firstFailureInOrder(checkState(opts, config), readInputs(files, read, io), opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined)),
   );
-  out.write(render(results, opts.output));
+  const oldObjects = inputErrorsAsUsage(() => byIdentity(old?.objects ?? []));
+  const judge = { config, now: opts.now ?? Date.now(), delete: opts.delete === true, mutate: opts.mutate !== false };
+  const removed = onlyInOld(oldObjects, inputs);
+  const results = [...judgeAll(inputs.objects, state, oldObjects, judge), ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : [])];
+  const skipped = [...inputs.skipped.map((s) => ({ ...s, reason: OTHER_KIND })), ...(opts.prune ? [] : removed.map(skippedOld))];
+  const error = opts.requireState ? requireStateError(results) : undefined;
+  io.stdout.write(render({ results, skipped, ...(error ? { error } : {}) }, opts.output, { quiet: opts.quiet === true }));
+  if (error) {
+    io.stderr.write(`version-policy: ${error.message}\n`);
+    return EXIT_INPUT;
+  }
   return results.every((r) => r.allowed) ? EXIT_OK : EXIT_DENIED;
 }
 
-export interface JudgeOptions {
-  config: Config;
-  now: number;
-  delete: boolean;
+/** --old objects that no FILE holds: the change removes them (or moves them to a file not given). */
+function onlyInOld(old: ReadonlyMap<string, SourcedObject>, inputs: ParsedFile): SourcedObject[] {
+  const judged = new Set(inputs.objects.map((o) => identity(o.object)));
+  return [...old].filter(([key]) => !judged.has(key)).map(([, o]) => o);
 }
 
-/** Judges each object against the state alone, never against the other objects of the run. */
-export function judgeAll(objects: readonly PolicedObject[], state: ClusterState, opts: JudgeOptions): CheckResult[] {
-  const stored = storedLookup(state);
-  return objects.map((object) => {
-    const request = requestFor(object, opts.delete ? undefined : stored(object), opts.delete);
-    const decision = evaluate(request, { now: opts.now, config: opts.config, state });
-    return {
-      kind: object.kind,
-      namespace: object.metadata.namespace ?? null,
-      name: object.metadata.name,
-      operation: request.operation,
-      allowed: decision.allowed,
-      violations: decision.violations,
-      warnings: decision.warnings,
-      object: request.operation === 'DELETE' ? null : (decision.object ?? object),
-    };
-  });
+function skippedOld({ object: o, file, document, line }: SourcedObject): SkippedResult {
+  return { file, document, line, apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? null, name: o.metadata.name, reason: OLD_ONLY };
 }
 
-function requestFor(object: PolicedObject, existing: PolicedObject | undefined, isDelete: boolean): PolicyRequest {
-  const base = {
-    kind: object.kind,
-    name: object.metadata.name,
-    ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
-    dryRun: false,
-  };
-  if (isDelete) return { ...base, operation: 'DELETE', oldObject: object };
-  if (existing) return { ...base, operation: 'UPDATE', object, oldObject: existing };
-  return { ...base, operation: 'CREATE', object };
-}
+/** Objects listed in a --require-state error before "and N more". */
+const UNJUDGED_LISTED = 10;
 
-/** The state's object with the same kind, namespace and name. */
-function storedLookup(state: ClusterState): (o: PolicedObject) => PolicedObject | undefined {
-  let shoots: Map<string, PolicedObject> | undefined;
-  return (o) => {
-    switch (o.kind) {
-      case 'CloudProfile':
-        return state.cloudProfile(o.metadata.name);
-      case 'NamespacedCloudProfile':
-        return state.namespacedCloudProfile(o.metadata.namespace, o.metadata.name);
-      case 'Shoot':
-        // ClusterState has no Shoot-by-name lookup; index them once per run.
-        shoots ??= new Map([...state.allShoots()].map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
-        return shoots.get(`${o.metadata.namespace}/${o.metadata.name}`);
-    }
+function requireStateError(results: readonly JudgedObject[]): ReportedError | undefined {
+  const unjudged = results.filter((r) => r.notes.length > 0);
+  if (unjudged.length === 0) return undefined;
+  const listed = unjudged.slice(0, UNJUDGED_LISTED).map((r) => `${objectName(r)} (${r.file}:${r.line})`);
+  const more = unjudged.length > UNJUDGED_LISTED ? `, and ${unjudged.length - UNJUDGED_LISTED} more` : '';
+  const n = unjudged.length;
+  return {
+    message: `--require-state: ${n} object${n === 1 ? '' : 's'} could not be fully checked without --state or --cluster: ${listed.join(', ')}${more}`,
   };
 }
 
@@ -115,7 +129,8 @@ async function checkConfig(opts: CheckOptions): Promise<Config> {
 }
 
 async function checkState(opts: CheckOptions, config: Config): Promise<ClusterState> {
-  if (!opts.cluster) return loadStaticState(opts.state ?? []);
+  if (opts.state) return readState(opts.state);
+  if (!opts.cluster) return absentState();
   try {
     // Loaded on demand: the Kubernetes client costs more start-up time than the whole check.
     const { listClusterState } = await import('../cluster/live-list.js');
@@ -125,12 +140,11 @@ async function checkState(opts: CheckOptions, config: Config): Promise<ClusterSt
   }
 }
 
-/** Both reads run at once; if both fail, the state's error is reported, whichever failed sooner. */
-async function stateThenFiles<S, F>(state: Promise<S>, files: Promise<F>): Promise<[S, F]> {
-  const [s, f] = await Promise.allSettled([state, files]);
-  if (s.status === 'rejected') throw s.reason;
-  if (f.status === 'rejected') throw f.reason;
-  return [s.value, f.value];
+/** The reads run at once; when several fail, the error reported is the first in argument order (state, files, old). */
+async function firstFailureInOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Promise<[A, B, C]> {
+  const [x, y, z] = await Promise.allSettled([a, b, c]);
+  for (const s of [x, y, z]) if (s.status === 'rejected') throw s.reason;
+  return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value, (z as PromiseFulfilledResult<C>).value];
 }
 
 /** Bad files and configs are the user's input errors: one line, exit code 2. */
@@ -138,9 +152,22 @@ async function asUsageError<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {
-    if (err instanceof InputError || err instanceof ConfigError) throw new UsageError(oneLine(err.message));
-    throw err;
+    throw usageErrorOf(err);
   }
+}
+
+function inputErrorsAsUsage<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw usageErrorOf(err);
+  }
+}
+
+function usageErrorOf(err: unknown): unknown {
+  if (err instanceof InputError) return new UsageError(oneLine(err.message), { ...(err.file ? { file: err.file } : {}), ...(err.line ? { line: err.line } : {}) });
+  if (err instanceof ConfigError) return new UsageError(oneLine(err.message));
+  return err;
 }
 
 function oneLine(message: string): string {

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // `version-policy serve | check | explain`. Exit codes: 0 all allowed, 1 something denied,
-// 2 usage or input error, always as one line on stderr. A user never sees a stack trace.
+// 2 usage or input error, always as one line on stderr (and, for `check --output json|junit`, in
+// that format on stdout too). A user never sees a stack trace.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';
+import { type OutputFormat, renderError } from './check-output.js';
 import { registerExplain } from './explain.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
@@ -27,6 +30,7 @@ class Program extends Command {
 export function buildProgram(): Command {
   const program = new Program('version-policy')
     .description('Gardener version policy: admission webhook and offline checks')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     // Commander puts hints such as "(Did you mean check?)" on a line of their own; a usage error is
     // one line. Set before the commands are added, which copy it.
@@ -39,26 +43,48 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const format = errorFormat(argv);
   try {
     const program = buildProgram();
     await program.parseAsync(argv, { from: 'user' });
     return process.exitCode === undefined ? EXIT_OK : Number(process.exitCode);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version exit 0; every other parse failure is a usage error.
-      return err.exitCode === 0 ? EXIT_OK : EXIT_INPUT;
-    }
-    if (err instanceof UsageError) {
-      process.stderr.write(`version-policy: ${oneLine(err.message)}\n`);
+      // --help and --version exit 0; every other parse failure is a usage error (commander printed its line).
+      if (err.exitCode === 0) return EXIT_OK;
+      process.stdout.write(renderError({ message: oneLine(err.message) }, format));
       return EXIT_INPUT;
     }
-    process.stderr.write(`version-policy: internal error: ${oneLine((err as Error).message)}\n`);
+    const message = err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
+    process.stderr.write(`version-policy: ${message}\n`);
+    process.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
     return EXIT_INPUT;
   }
 }
 
 function oneLine(text: string): string {
   return text.trim().replace(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * `check --output json|junit` reports its errors in that format on stdout as well, so a pipeline
+ * that reads stdout always gets a document it can parse. Read before parsing: an unknown flag is
+ * an error too. The last --output wins, as in commander.
+ */
+function errorFormat(argv: readonly string[]): OutputFormat {
+  if (argv[0] !== 'check') return 'text';
+  let format: string | undefined;
+  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--output') format = argv[i + 1];
+    else if (arg.startsWith('--output=')) format = arg.slice('--output='.length);
+  }
+  return format === 'json' || format === 'junit' ? format : 'text';
+}
+
+/** The version of the installed package: package.json sits two levels above dist/cli (and src/cli). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

@@ -1,6 +1,7 @@
 // Reads Kubernetes objects from YAML or JSON files: multi-document, `kind: List` unrolled, each
 // object checked against its schema. Bad input throws InputError naming the file and the line of
-// the offending field, so a user can fix it without a stack trace.
+// the offending field, so a user can fix it without a stack trace. Documents of other kinds are
+// an error, or (for `check`, which reads whole manifest folders) skipped and reported.
 import { readFile } from 'node:fs/promises';
 import { Composer, type Document, isNode, isScalar, LineCounter, Parser } from 'yaml';
 import { type FieldError, formatFieldErrors, isPolicedKind, parsePolicedObject } from '../policy/parse.js';
@@ -8,53 +9,124 @@ import type { PolicedObject } from '../policy/types.js';
 
 export class InputError extends Error {
   override name = 'InputError';
+  /** Where the problem is, for callers that report it as data (`check --output json`). */
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+
+  constructor(message: string, where: { file?: string; line?: number } = {}) {
+    super(message);
+    this.file = where.file;
+    this.line = where.line;
+  }
 }
 
-export interface SourcedObject {
-  object: PolicedObject;
+/** `file:line: problem`, with the place kept as data too. */
+function inputError(file: string, line: number | undefined, problem: string): InputError {
+  return new InputError(`${file}${line === undefined ? '' : `:${line}`}: ${problem}`, { file, ...(line === undefined ? {} : { line }) });
+}
+
+/** Where an object or document sits in its source. */
+export interface Place {
   file: string;
-  /** 1-based line where the object starts. */
+  /** 1-based position of the YAML document in the stream, empty documents included. */
+  document: number;
+  /** 1-based line where the object starts (for a List item, the item's line). */
   line: number;
+}
+
+export interface SourcedObject extends Place {
+  object: PolicedObject;
+}
+
+/** A document of a kind we do not police, read past instead of judged. Holds no content of it. */
+export interface SkippedDocument extends Place {
+  apiVersion: string | null;
+  kind: string;
+  namespace: string | null;
+  name: string | null;
+}
+
+export interface ParsedFile {
+  objects: SourcedObject[];
+  skipped: SkippedDocument[];
 }
 
 export interface ReadOptions {
   /** Namespace for namespaced objects that name none (kubectl's default). */
   defaultNamespace?: string;
+  /** A document of another kind (a ConfigMap, a Secret) is an error (the default) or skipped and reported. */
+  otherKinds?: 'error' | 'skip';
+  /**
+   * Accept a file that holds only empty Lists: `kubectl get shoots -A -o yaml` of a landscape with
+   * no Shoots says "none" this way. Default: an error, like a file with no objects at all.
+   */
+  allowEmptyList?: boolean;
 }
 
 const POLICED = 'CloudProfile, NamespacedCloudProfile or Shoot';
 
 /** Parses one file's text. Every object must be of a kind we police; anything else is an error. */
 export function parseObjects(text: string, file: string, opts: ReadOptions = {}): SourcedObject[] {
+  return parseDocuments(text, file, opts).objects;
+}
+
+/** Parses one file's text into the objects we police and the documents read past (`otherKinds: 'skip'`). */
+export function parseDocuments(text: string, file: string, opts: ReadOptions = {}): ParsedFile {
   const lines = new LineCounter();
   // parseAllDocuments, one document at a time: a document's syntax tree is dropped once its
   // objects are read (a file of 100,000 Shoots held them all at once: 2.7 GB at the peak).
   const docs = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true }).compose(new Parser(lines.addNewLine).parse(text));
   const lineAt = (offset: number) => lines.linePos(offset).line;
-  const out: SourcedObject[] = [];
+  const out: ParsedFile = { objects: [], skipped: [] };
+  let document = 0;
+  let emptyList = false;
   for (const doc of docs) {
+    document++;
     const problem = doc.errors[0];
-    if (problem) throw new InputError(`${file}:${lineAt(problem.pos[0])}: not valid YAML: ${firstLine(problem.message)}`);
+    if (problem) throw inputError(file, lineAt(problem.pos[0]), `not valid YAML: ${firstLine(problem.message)}`);
     const value = plainValue(doc, file, lineAt(doc.range[0]));
     if (value === null || value === undefined) continue;
-    for (const item of unroll(value, file, lineAt(doc.range[0]))) {
+    const items = unroll(value, file, lineAt(doc.range[0]));
+    if (items.length === 0) emptyList = true;
+    for (const item of items) {
       const at = locator(doc, item.path, lineAt);
-      out.push({ object: checked(item.value, file, at, opts), file, line: at.line('') });
+      const place = { file, document, line: at.line('') };
+      const skip = opts.otherKinds === 'skip' ? otherKind(item.value, place) : undefined;
+      if (skip) out.skipped.push(skip);
+      else out.objects.push({ object: checked(item.value, file, at, opts), ...place });
     }
   }
-  if (out.length === 0) throw new InputError(`${file}: contains no ${POLICED}`);
+  if (out.objects.length === 0 && out.skipped.length === 0 && !(emptyList && opts.allowEmptyList)) throw inputError(file, undefined, `contains no ${POLICED}`);
   return out;
 }
 
+/** The skip record of a Kubernetes object of a kind we do not police; undefined for ours or a non-object. */
+function otherKind(value: unknown, place: Place): SkippedDocument | undefined {
+  if (!isRecord(value) || typeof value.kind !== 'string' || value.kind === '' || isPolicedKind(value.kind)) return undefined;
+  const meta = isRecord(value.metadata) ? value.metadata : {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { ...place, apiVersion: text(value.apiVersion), kind: value.kind, namespace: text(meta.namespace), name: text(meta.name) };
+}
+
 export async function readObjectFile(file: string, opts: ReadOptions = {}): Promise<SourcedObject[]> {
+  return parseObjects(await readSourceText(file), file, opts);
+}
+
+/** A file's text; a file that cannot be read, or holds only white space, is an InputError. */
+export async function readSourceText(file: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new InputError(`${file}: cannot read: ${readProblem(err as NodeJS.ErrnoException)}`);
+    throw inputError(file, undefined, `cannot read: ${readProblem(err as NodeJS.ErrnoException)}`);
   }
-  if (text.trim() === '') throw new InputError(`${file}: file is empty`);
-  return parseObjects(text, file, opts);
+  return nonEmpty(text, file);
+}
+
+/** `text`, unless it holds nothing but white space. */
+export function nonEmpty(text: string, file: string): string {
+  if (text.trim() === '') throw inputError(file, undefined, 'file is empty');
+  return text;
 }
 
 /** Reads files in parallel; when several are bad, the error is the first file's, every time. */
@@ -88,7 +160,7 @@ function plainValue(doc: Document.Parsed, file: string, line: number): unknown {
     // A low alias budget: a few anchors are normal, thousands are a billion-laughs bomb.
     return doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
-    throw new InputError(`${file}:${line}: not valid YAML: ${firstLine((err as Error).message)}`);
+    throw inputError(file, line, `not valid YAML: ${firstLine((err as Error).message)}`);
   }
 }
 
@@ -96,7 +168,7 @@ type PathSegment = string | number;
 
 function unroll(value: unknown, file: string, line: number): Array<{ value: unknown; path: PathSegment[] }> {
   if (!isRecord(value) || value.kind !== 'List') return [{ value, path: [] }];
-  if (!Array.isArray(value.items)) throw new InputError(`${file}:${line}: a List needs an \`items\` list`);
+  if (!Array.isArray(value.items)) throw inputError(file, line, 'a List needs an `items` list');
   return value.items.map((item: unknown, i) => ({ value: item, path: ['items', i] }));
 }
 
@@ -133,12 +205,14 @@ function fieldPath(field: string): PathSegment[] {
 
 function checked(value: unknown, file: string, at: Locator, opts: ReadOptions): PolicedObject {
   if (!isRecord(value)) {
-    throw new InputError(`${file}:${at.line('')}: expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+    throw inputError(file, at.line(''), `expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
   }
   const { apiVersion, kind } = value;
   if (!isPolicedKind(kind)) {
-    throw new InputError(
-      `${file}:${at.line('kind')}: unsupported kind ${JSON.stringify(kind ?? null)} (apiVersion ${JSON.stringify(apiVersion ?? null)}); expected ${POLICED} of core.gardener.cloud/v1beta1`,
+    throw inputError(
+      file,
+      at.line('kind'),
+      `unsupported kind ${JSON.stringify(kind ?? null)} (apiVersion ${JSON.stringify(apiVersion ?? null)}); expected ${POLICED} of core.gardener.cloud/v1beta1`,
     );
   }
   const meta = value.metadata;
@@ -149,7 +223,7 @@ function checked(value: unknown, file: string, at: Locator, opts: ReadOptions): 
   if (!parsed.ok) {
     const name = isRecord(meta) && typeof meta.name === 'string' ? ` ${JSON.stringify(meta.name)}` : '';
     const errors = parsed.errors.map((e) => withQuotingHint(e, at));
-    throw new InputError(`${file}:${at.line(errors[0]?.field ?? '')}: invalid ${kind}${name}: ${formatFieldErrors(errors)}`);
+    throw inputError(file, at.line(errors[0]?.field ?? ''), `invalid ${kind}${name}: ${formatFieldErrors(errors)}`);
   }
   return parsed.object;
 }

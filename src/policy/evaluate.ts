@@ -27,6 +27,8 @@ export interface EvaluateOptions {
    * not judge). Default `deny`.
    */
   unsyncedState?: 'deny' | 'note';
+  /** False judges the object as written, without the mutating path (`check --no-mutate`). Default true. */
+  mutate?: boolean;
 }
 
 export const NOT_READY_MESSAGE = 'cluster state not ready: the webhook has not finished reading Shoots and profiles from the API server; retry shortly';
@@ -37,7 +39,7 @@ export function notReadyMessage(state: ClusterState): string {
 }
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
-  const mutation = applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
+  const mutation = opts.mutate === false ? undefined : applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
   const object = mutation?.object ?? request.object;
   const ctx = buildContext(request, object, opts);
 

@@ -6,6 +6,7 @@ import type { CheckResult } from '../../src/cli/check-output.js';
 import { PENDING } from '../helpers/cases.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
 import { runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
+import { verdicts } from './check-run.js';
 
 const NOW = '2026-09-01T00:00:00Z';
 const needs = (rule: string) => ({ skip: PENDING.has(rule) ? `${rule} not implemented yet` : false });
@@ -22,7 +23,6 @@ async function checkJson(t: Test, files: Record<string, string>, args: string[])
   return { ...run, results: (JSON.parse(run.stdout) as { results: CheckResult[] }).results };
 }
 
-const verdicts = (stdout: string) => stdout.split('\n').filter((l) => l !== '' && !l.startsWith(' '));
 const rulesOf = (r: CheckResult | undefined) => [...new Set(r?.violations.map((v) => v.rule))];
 
 const good = cloudProfile({ name: 'good', kubernetes: ['1.31.0'] });
@@ -33,7 +33,18 @@ t.test('one denied object: DENIED with its violations indented, exit 1', needs('
   t.equal(run.code, 1, run.stderr);
   t.same(verdicts(run.stdout), ['ALLOWED CloudProfile good (CREATE)', 'DENIED CloudProfile bad (CREATE)']);
   const lines = run.stdout.split('\n');
-  const details = lines.slice(lines.indexOf('DENIED CloudProfile bad (CREATE)') + 1).filter((l) => l.startsWith('  '));
+  const at = lines.findIndex((l) => /^DENIED CloudProfile bad \(CREATE\) at apply\.yaml:\d+ \(document 2\)$/.test(l));
+  t.ok(at > 0, 'the verdict line names the file, line and document');
+  const details = lines.slice(at + 1).filter((l) => l.startsWith('  '));
+  t.equal(lines.at(-2), '2 objects: 1 allowed, 1 denied, 0 skipped', 'the summary');
+
+  const quiet = await check(t, { 'apply.yaml': yamlDocs(good, bad) }, ['--now', NOW, '--quiet', 'apply.yaml']);
+  t.equal(quiet.code, 1);
+  t.same(verdicts(quiet.stdout), ['DENIED CloudProfile bad (CREATE)'], '--quiet: only the denied object');
+  t.ok(
+    quiet.stdout.split('\n').slice(1, -1).every((l) => l.startsWith('  ')),
+    'with its details, and no summary',
+  );
   t.ok(
     details.some((l) => l.startsWith('  [K8S-VERSIONS] spec.kubernetes.versions[0]') && l.includes('v1.31.0')),
     `a violation line "[RULE] field: message" names the version:\n${run.stdout}`,

@@ -48,9 +48,9 @@ t.test('--cluster reads the state from the API server in cluster.kubeconfig', as
     t.match(JSON.parse(allowed.stdout), { results: [{ name: 'aws', operation: 'UPDATE', allowed: true, violations: [] }] });
   });
 
-  t.test('check: an unreachable API server is exit 2 and one line', async (t) => {
+  t.test('check: an unreachable API server is exit 2 and one line (and, with --output json, a JSON error)', async (t) => {
     t.equal(unreachable.code, 2);
-    t.equal(unreachable.stdout, '');
+    t.match(JSON.parse(unreachable.stdout), { error: { message: /^cannot read the cluster state: / } });
     t.match(unreachable.stderr, /^version-policy: cannot read the cluster state: cannot list \w+: cannot reach the API server https:\/\/127\.0\.0\.1:\d+: ECONNREFUSED[^\n]*\n$/);
   });
 
