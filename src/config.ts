@@ -29,6 +29,8 @@ export interface Config {
     probePort: number;
     shutdownGraceSeconds: number;
     certReloadIntervalSeconds: number;
+    /** GET /profiles: the timeline pages, read-only, on the probe port (else the HTTPS port). */
+    ui: { enabled: boolean };
   };
   cluster: { enabled: boolean; kubeconfig: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -110,6 +112,12 @@ export const configSchema = {
         probePort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
         shutdownGraceSeconds: { type: 'number', minimum: 0, default: 25 },
         certReloadIntervalSeconds: { type: 'number', exclusiveMinimum: 0, default: 10 },
+        ui: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: { enabled: { type: 'boolean', default: false } },
+        },
       },
     },
     cluster: {

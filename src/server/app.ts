@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
 import type { Rule } from '../policy/rule.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
+import { type ProfilePagesOptions, registerProfilePages } from './ui.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
@@ -96,6 +97,8 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   registerAdmissionRoutes(app, { metrics, context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }) });
   registerProbes(app, readiness);
   registerMetricsRoute(app, metrics);
+  // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
+  if (config.server.ui.enabled && config.server.probePort === 0) registerProfilePages(app, { state: opts.state, now });
 
   return {
     app,
@@ -111,11 +114,12 @@ export function buildServer(opts: ServerOptions): WebhookServer {
 }
 
 /** Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port requires client certificates. */
-export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger }): FastifyInstance {
+export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; pages?: ProfilePagesOptions }): FastifyInstance {
   const fastifyLogger: FastifyBaseLogger = opts.logger;
   const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
+  if (opts.pages) registerProfilePages(app, opts.pages);
   return app;
 }
 

@@ -83,7 +83,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const cluster = await openState(opts, metrics);
   const { source, devCA } = await openCertificates(opts);
   const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics });
-  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger }) : undefined;
+  const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now } } : {};
+  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, ...pages }) : undefined;
 
   let url: string;
   try {
