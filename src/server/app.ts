@@ -116,7 +116,9 @@ export function buildServer(opts: ServerOptions): WebhookServer {
 /** Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port requires client certificates. */
 export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; pages?: ProfilePagesOptions }): FastifyInstance {
   const fastifyLogger: FastifyBaseLogger = opts.logger;
-  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
+  // forceCloseConnections: a browser on the /profiles pages keeps connections open (idle or
+  // preconnected), which would hold the stop until the grace period ends.
+  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: true });
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   if (opts.pages) registerProfilePages(app, opts.pages);
