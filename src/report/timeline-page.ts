@@ -104,7 +104,10 @@ function legend(counts: boolean): Markup {
   const stages = LEGEND.map((s) => html`<li>${swatch(s)}<span>${s.label}</span></li>`);
   const now = html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#111" stroke-width="2.5"/></svg><span>now</span></li>`;
   const shoots = counts ? html`<li><span class="pill">2 Shoots</span><span>use the version now</span></li>` : null;
-  return html`<ul class="legend" aria-label="legend">${stages}${now}${shoots}</ul>`;
+  const update = counts
+    ? html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><path class="update" d="M7 1L13 7L7 13L1 7Z"/></svg><span>forced update (hollow: it will fail)</span></li>`
+    : null;
+  return html`<ul class="legend" aria-label="legend">${stages}${now}${shoots}${update}</ul>`;
 }
 
 function stateLine(known: boolean): Markup {

@@ -5,7 +5,7 @@
 import { formatInstant } from '../policy/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { styleOf, type StageStyle, UNDRAWN } from './stages.js';
-import type { Segment, Timeline, TimelineRow } from './timeline.js';
+import type { Segment, Timeline, TimelineRow, UpdateMark } from './timeline.js';
 import type { TimelineWindow } from './window.js';
 
 /** The geometry, in user units of a 1000-wide viewBox; the SVG scales to the page. */
@@ -34,7 +34,7 @@ export function renderChart(input: ChartInput): Markup {
   let y = G.axisHeight;
   const bands: Markup[] = [];
   for (const timeline of input.timelines) {
-    bands.push(band(timeline, y, x, input.counts));
+    bands.push(band(timeline, y, x, input.counts, window));
     y += G.bandHeight + timeline.rows.length * G.rowHeight + (timeline.left.versions > 0 ? G.moreHeight : 0);
   }
   const height = y + 6;
@@ -48,8 +48,8 @@ ${nowLine}
 }
 
 /** A minor's timeline: its header band, its rows, and how many rows were left out. */
-function band(t: Timeline, top: number, x: (t: number) => number, counts: boolean): Markup {
-  const rows = t.rows.map((r, i) => row(r, top + G.bandHeight + i * G.rowHeight, i, x, counts));
+function band(t: Timeline, top: number, x: (t: number) => number, counts: boolean, window: TimelineWindow): Markup {
+  const rows = t.rows.map((r, i) => row(r, top + G.bandHeight + i * G.rowHeight, i, x, counts, window));
   const bottom = top + G.bandHeight + t.rows.length * G.rowHeight;
   const shoots = t.rows.reduce((n, r) => n + r.shoots, 0) + t.left.shoots;
   const label = `${t.image === null ? 'Kubernetes' : clip(t.image, 40)} ${t.minor}`;
@@ -62,15 +62,16 @@ function band(t: Timeline, top: number, x: (t: number) => number, counts: boolea
 ${rows}${more}</g>`;
 }
 
-function row(r: TimelineRow, top: number, index: number, x: (t: number) => number, counts: boolean): Markup {
+function row(r: TimelineRow, top: number, index: number, x: (t: number) => number, counts: boolean, window: TimelineWindow): Markup {
   const barTop = top + G.barInset;
   const barHeight = G.rowHeight - 2 * G.barInset;
   const segments = r.segments.map((s) => segment(r.version, s, x, barTop, barHeight));
   const undrawn = r.undrawn ? undrawnSegment(r, x, barTop, barHeight) : null;
+  const marks = r.updates.filter((m) => m.at >= window.from && m.at <= window.to).map((m) => updateMark(m, x(m.at), barTop + barHeight / 2));
   const count = counts ? html`<g class="count${r.shoots > 0 ? ' in-use' : ''}" data-shoots="${r.shoots}">${r.shoots > 0 ? html`<rect x="${G.countX - 4}" y="${top + 3}" width="${pillWidth(r.shoots)}" height="${G.rowHeight - 6}" rx="9"/>` : null}<text x="${G.countX + 4}" y="${top + 16}">${plural(r.shoots, 'Shoot')}</text></g>` : null;
   return html`<g class="row" data-version="${clip(r.version, TITLE_CHARS)}" data-shoots="${counts ? r.shoots : ''}">
 ${index % 2 === 1 ? html`<rect class="stripe" x="0" y="${top}" width="${G.width}" height="${G.rowHeight}"/>` : null}<text class="version" x="${G.chartX - 10}" y="${top + 16}">${clip(r.version, LABEL_CHARS)}<title>${clip(r.version, TITLE_CHARS)}</title></text>
-${segments}${undrawn}${count}</g>
+${segments}${undrawn}${marks}${count}</g>
 `;
 }
 
@@ -87,6 +88,16 @@ function undrawnSegment(r: TimelineRow, x: (t: number) => number, top: number, h
   const x1 = x(Infinity);
   const title = `${clip(r.version, TITLE_CHARS)}: ${r.undrawn!.changes} more stage changes from ${formatInstant(r.undrawn!.from)} not drawn`;
   return html`<g class="segment undrawn" data-stage="" data-start="${instant(r.undrawn!.from)}" data-end=""><title>${title}</title><rect class="seg s-undrawn" x="${x0}" y="${top}" width="${round(x1 - x0)}" height="${height}" fill="url(#vp-undrawn)"/>${label(UNDRAWN, x0, x1, top)}</g>`;
+}
+
+/** A diamond where Shoots are forcibly updated away from the version; its title says who, and to what. */
+function updateMark(m: UpdateMark, cx: number, cy: number): Markup {
+  const who = m.updates.slice(0, 5).map((f) => `${clip(f.shoot, 120)} ${clip(f.place, 80)} to ${f.to === null ? 'none: the update will fail' : clip(f.to, 60)}${f.at ? ` at ${f.at}` : ''}`);
+  if (m.updates.length > 5) who.push(`and ${m.updates.length - 5} more`);
+  const title = `${plural(m.updates.length, 'forced update')} on ${formatInstant(m.at).slice(0, 10)}: ${who.join('; ')}`;
+  const fails = m.updates.some((f) => f.to === null);
+  const r = 6;
+  return html`<g class="update${fails ? ' fails' : ''}" data-at="${formatInstant(m.at)}" data-count="${m.updates.length}"><title>${title}</title><path d="M${round(cx)} ${cy - r}L${round(cx + r)} ${cy}L${round(cx)} ${cy + r}L${round(cx - r)} ${cy}Z"/></g>`;
 }
 
 /** The stage's word where it fits, else its letter: the stage reads without the legend. */

@@ -8,7 +8,7 @@ import { minorKey, stagesOf } from '../policy/versions.js';
 import type { TimelineWindow } from './window.js';
 
 /** The caps keep the page under about 1 MB however large the profile (test/report/html-bounds.test.ts). */
-export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100 } as const;
+export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
 
 export interface Segment {
   /** The classification as written (an unknown one too), or `unavailable` before the first stage. */
@@ -26,6 +26,14 @@ export interface TimelineRow {
   segments: Segment[];
   /** More stage changes inside the window than are drawn: how many, and where drawing stops. */
   undrawn: { changes: number; from: number } | null;
+  /** The forced updates away from this version inside the window, one mark per instant they run. */
+  updates: UpdateMark[];
+}
+
+export interface UpdateMark {
+  /** When the first of them runs: its maintenance window, else the expiry (or now, if that passed). */
+  at: number;
+  updates: ForcedUpdateRow[];
 }
 
 export interface Left {
@@ -74,8 +82,9 @@ export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, no
   ];
   const { kept, left } = keepInUseFirst(groups, LIMITS.timelines, (g) => g.shoots > 0);
   const forced = forcedInWindow(report.forcedUpdates, now, window);
+  const marks = updateMarks(forced.inside, now);
   return {
-    timelines: kept.map((g) => timelineOf(g, window)),
+    timelines: kept.map((g) => timelineOf(g, window, marks)),
     leftTimelines: { timelines: left.length, versions: sum(left, (g) => g.rows.length), shoots: sum(left, (g) => g.shoots) },
     forcedUpdates: forced.inside.slice(0, LIMITS.forcedUpdates),
     forcedOutside: forced.outside,
@@ -98,22 +107,53 @@ function groupByMinor(kind: Timeline['kind'], image: string | null, rows: readon
   return [...groups.values()];
 }
 
-function timelineOf(g: Group, window: TimelineWindow): Timeline {
+function timelineOf(g: Group, window: TimelineWindow, marks: ReadonlyMap<string, UpdateMark[]>): Timeline {
   const { kept, left } = keepInUseFirst(g.rows, LIMITS.rowsPerTimeline, (r) => r.shoots > 0);
   return {
     kind: g.kind,
     image: g.image,
     minor: g.minor,
-    rows: kept.map((r) => rowOf(r, g.versions.get(r.version), window)),
+    rows: kept.map((r) => rowOf(r, g.versions.get(r.version), window, marks.get(useKey(g.kind, g.image, r.version)) ?? [])),
     left: { versions: left.length, shoots: sum(left, (r) => r.shoots) },
   };
 }
 
-function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow): TimelineRow {
+function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow, updates: UpdateMark[]): TimelineRow {
+  const base = { version: row.version, shoots: row.shoots, updates: updates.slice(0, LIMITS.updateMarksPerRow) };
   const inWindow = (version ? segmentsOf(version) : []).filter((s) => s.end > window.from && s.start < window.to);
-  if (inWindow.length <= LIMITS.segmentsPerRow) return { version: row.version, shoots: row.shoots, segments: inWindow, undrawn: null };
+  if (inWindow.length <= LIMITS.segmentsPerRow) return { ...base, segments: inWindow, undrawn: null };
   const drawn = inWindow.slice(0, LIMITS.segmentsPerRow - 1);
-  return { version: row.version, shoots: row.shoots, segments: drawn, undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end } };
+  return { ...base, segments: drawn, undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end } };
+}
+
+function useKey(kind: Timeline['kind'], image: string | null, version: string): string {
+  return `${kind}\u0000${image ?? ''}\u0000${version}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The forced updates per version they leave, one mark per UTC day they run on (hours apart are
+ * one point at this scale), at the first of them.
+ */
+function updateMarks(updates: readonly ForcedUpdateRow[], now: number): Map<string, UpdateMark[]> {
+  const out = new Map<string, UpdateMark[]>();
+  for (const f of updates) {
+    const key = useKey(f.kind, f.image, f.from);
+    const at = runsAt(f, now);
+    let marks = out.get(key);
+    if (!marks) out.set(key, (marks = []));
+    // The report lists updates in the order they run, so one day's are adjacent.
+    const last = marks[marks.length - 1];
+    if (last && Math.floor(last.at / DAY_MS) === Math.floor(at / DAY_MS)) last.updates.push(f);
+    else marks.push({ at, updates: [f] });
+  }
+  return out;
+}
+
+function runsAt(f: ForcedUpdateRow, now: number): number {
+  if (f.at !== null) return Date.parse(f.at);
+  return Math.max(f.expiresAt === null ? -Infinity : Date.parse(f.expiresAt), now);
 }
 
 /**
@@ -151,11 +191,7 @@ export function segmentsOf(v: ExpirableVersion): Segment[] {
 
 /** The updates of versions that expire by the window's end and that run inside the window. */
 function forcedInWindow(rows: readonly ForcedUpdateRow[], now: number, window: TimelineWindow): { inside: ForcedUpdateRow[]; outside: number } {
-  const inside = rows.filter((f) => {
-    const expiry = f.expiresAt === null ? -Infinity : Date.parse(f.expiresAt);
-    const runs = f.at !== null ? Date.parse(f.at) : Math.max(expiry, now);
-    return expiry <= window.to && runs >= window.from;
-  });
+  const inside = rows.filter((f) => (f.expiresAt === null || Date.parse(f.expiresAt) <= window.to) && runsAt(f, now) >= window.from);
   return { inside, outside: rows.length - inside.length };
 }
 

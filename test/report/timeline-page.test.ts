@@ -212,6 +212,22 @@ t.test('forced updates: the Shoots whose version expires inside the window, with
   ]);
   t.notOk(rows.some((r) => r.shoot === 'garden-dev/gone'), 'a Shoot being deleted is not updated');
 
+  // On the chart: a mark per day on the row of the version they leave, where that day is.
+  const marks = (r: Element) =>
+    byClass(r, 'update').map((m) => {
+      const path = one(m, (e) => e.tagName === 'path', 'mark shape');
+      const xs = (attr(path, 'd') ?? '').match(/-?\d+(\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 0);
+      return { at: attr(m, 'data-at'), count: attr(m, 'data-count'), centre: (Math.min(...xs) + Math.max(...xs)) / 2, title: titleOf(m) ?? '' };
+    });
+  const k8s = marks(row(timeline(document, 'kubernetes', '1.32'), '1.32.1'));
+  t.same(k8s.map((m) => [m.at, m.count]), [['2027-01-01T00:00:00Z', '2']], "1.32.1: b at the expiry and a in its window that night, one mark");
+  const pos = positionIn(chartOf(row(timeline(document, 'kubernetes', '1.32'), '1.32.1')), WINDOW);
+  t.ok(Math.abs(k8s[0]!.centre - pos(at('2027-01-01T00:00:00Z'))) < 0.02, 'placed at the first of them');
+  t.match(k8s[0]!.title, /^2 forced updates on 2027-01-01: garden-dev\/b control plane to 1\.33\.0; garden-dev\/a control plane to 1\.33\.0 at 2027-01-01T03:00:00Z$/);
+  const img = marks(row(timeline(document, 'machine-image', '1592.1', 'gardenlinux'), '1592.1.0'));
+  t.same(img.map((m) => [m.at, m.count]), [['2026-10-15T03:00:00Z', '1']]);
+  t.same(marks(row(timeline(document, 'kubernetes', '1.31'), '1.31.5')), [], 'no mark where nothing expires');
+
   // A window that ends before 1.32.1 expires lists only the image update, and counts the others.
   const short = render(resolveWindow(NOW, { days: -30 }, { days: 60 })).document;
   t.same(byClass(short, 'forced-update').map((r) => attr(r, 'data-from')), ['1592.1.0']);
