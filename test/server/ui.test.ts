@@ -10,13 +10,16 @@ import t from 'tap';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { buildProbeServer } from '../../src/server/app.js';
+import { createMetrics } from '../../src/server/metrics.js';
+import { Readiness } from '../../src/server/probes.js';
 import { createLogger } from '../../src/server/logging.js';
 import { ListenError, startWebhook } from '../../src/server/run.js';
 import { attr, byClass, elements, hasClass, one, parsePage, textOf } from '../helpers/html-dom.js';
 import { config } from '../helpers/objects.js';
 import { request, startServer } from '../helpers/server.js';
 
-const DEMO = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const DEMO = fixture('demo-state.yaml');
 const UI_ON = { server: { ui: { enabled: true } } };
 
 t.test('off by default: no /profiles on either port', async (t) => {
@@ -120,6 +123,33 @@ t.test('a NamespacedCloudProfile whose parent is not in the state: 404 that says
   const res = await s.get('/profiles/garden-dev/aws-extended');
   t.equal(res.status, 404);
   t.match(res.text, /the parent CloudProfile "aws" of NamespacedCloudProfile 'garden-dev\/aws-extended' is not in the state/);
+});
+
+t.test('pages are kept for a few seconds, and slow builds hold the next back: admission comes first', async (t) => {
+  const state = await loadStaticState([fixture('timeline/demo-state.yaml')]);
+  // The page's clock moves a second per build, so two builds never give the same page.
+  let pageNow = Date.parse('2026-09-01T00:00:00Z');
+  // Every reading of the clock is 200 ms after the last: each build "takes" 200 ms.
+  let clock = 0;
+  const probes = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => (pageNow += 1000), monotonic: () => (clock += 200) } });
+  t.teardown(() => probes.close());
+  const get = async (url: string) => {
+    const res = await probes.inject({ method: 'GET', url });
+    return { status: res.statusCode, retry: res.headers['retry-after'], body: res.body };
+  };
+  const first = await get('/profiles/gcp');
+  t.equal(first.status, 200, 'built');
+  const other = await get('/profiles/gcp?to=30d');
+  t.same([other.status, other.retry], [503, '1'], 'the next build waits four times as long as the last took');
+  const again = await get('/profiles/gcp');
+  t.equal(again.status, 200);
+  t.equal(again.body, first.body, 'the same page, from the cache, meanwhile (a new build would have another now)');
+  clock += 1000;
+  t.equal((await get('/profiles/gcp?to=30d')).status, 200, 'built once the budget allows');
+  clock += 10_000;
+  t.equal((await get('/profiles/gcp?to=60d')).status, 200);
+  const later = await get('/profiles/gcp');
+  t.equal(later.status, 503, 'after 10 s the cached page is gone and a build must wait its turn');
 });
 
 /** A port that was free a moment ago; startWebhook is retried if another test took it since. */
