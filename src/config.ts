@@ -62,6 +62,8 @@ export interface Config {
      * timeout plus this. Default 1 (Node's default is 30).
      */
     connectionCheckIntervalSeconds: number;
+    /** GET /profiles: the timeline pages, read-only, on the probe port (else the HTTPS port). */
+    ui: { enabled: boolean };
   };
   cluster: {
     /** Informers on the API server; off needs `serve --state` or `--without-cluster-state`. */
@@ -159,6 +161,12 @@ export const configSchema = {
         requestTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 30 },
         keepAliveTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
         connectionCheckIntervalSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 1 },
+        ui: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: { enabled: { type: 'boolean', default: false } },
+        },
       },
     },
     cluster: {

@@ -1,62 +1,26 @@
-// `explain` output: aligned text tables per profile, or the same data as JSON.
-import type { ExplainReport, ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
+// `explain` output: aligned text tables per profile, the same data as JSON, or the timeline page
+// as HTML. The renderers live in src/report/, where the server's /profiles pages use them too.
+import type { ExplainReport } from '../policy/version-report.js';
+import { formatInstant } from '../policy/versions.js';
+import type { ExplainedProfile } from '../report/profile.js';
+import { renderExplainText } from '../report/text.js';
+import { renderTimelinePage } from '../report/timeline-page.js';
+import type { TimelineWindow } from '../report/window.js';
 
-export const OUTPUT_FORMATS = ['text', 'json'] as const;
+export const OUTPUT_FORMATS = ['text', 'json', 'html'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export function renderExplain(report: ExplainReport, format: OutputFormat): string {
+/** Every profile of the file, explained at one instant. */
+export interface Explained {
+  now: number;
+  profiles: ExplainedProfile[];
+  /** False without --state or --cluster. */
+  stateKnown: boolean;
+}
+
+export function renderExplain(explained: Explained, format: OutputFormat, window: TimelineWindow): string {
+  if (format === 'html') return renderTimelinePage({ profiles: explained.profiles, now: explained.now, window, stateKnown: explained.stateKnown });
+  const report: ExplainReport = { now: formatInstant(explained.now), profiles: explained.profiles.map((p) => p.report) };
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
-  return report.profiles.map((p) => renderProfile(p, report.now)).join('\n');
-}
-
-function renderProfile(p: ProfileReport, now: string): string {
-  const title =
-    p.kind === 'CloudProfile' ? `CloudProfile "${p.name}"` : `NamespacedCloudProfile '${p.namespace}/${p.name}' (parent CloudProfile "${p.parent}")`;
-  const sections = [
-    `${title} at ${now}`,
-    `Kubernetes versions\n${versionTable(p.kubernetes)}`,
-    ...p.machineImages.map((i) => `Machine image "${i.name}" (update strategy ${i.updateStrategy})\n${versionTable(i.versions)}`),
-    `Forced updates\n${forcedTable(p.forcedUpdates, Date.parse(now))}`,
-  ];
-  if (p.warnings.length > 0) sections.push(`Warnings\n${p.warnings.map((w) => `- ${w}`).join('\n')}`);
-  if (p.notes.length > 0) sections.push(`Notes\n${p.notes.map((n) => `- ${n}`).join('\n')}`);
-  return `${sections.join('\n\n')}\n`;
-}
-
-function versionTable(rows: readonly VersionRow[]): string {
-  return table(
-    ['VERSION', 'NOW', 'NEXT', 'EXPIRES', 'MANAGED', 'SHOOTS'],
-    rows.map((r) => [r.version, r.classification, r.next ? `${r.next.classification} at ${r.next.at}` : '-', r.expiresAt ?? '-', r.managed ? 'yes' : 'no', String(r.shoots)]),
-  );
-}
-
-function forcedTable(rows: readonly ForcedUpdateRow[], now: number): string {
-  return table(
-    ['SHOOT', 'WHERE', 'FROM', 'TO', 'WHEN'],
-    rows.map((r) => [r.shoot, r.place, `${r.image ?? 'kubernetes'} ${r.from}`, target(r), when(r, now)]),
-  );
-}
-
-function target(r: ForcedUpdateRow): string {
-  if (r.to === null) return 'none: the update will fail';
-  return r.toExpired ? `${r.to} (expired too: updated again a window later)` : r.to;
-}
-
-/** The window it runs in, when the Shoot sets one; always relative to the expiry. */
-function when(r: ForcedUpdateRow, now: number): string {
-  const window = r.maintenanceWindow ? ` (${r.maintenanceWindow.begin}-${r.maintenanceWindow.end})` : '';
-  if (r.expiresAt !== null && Date.parse(r.expiresAt) > now) {
-    return r.at ? `${r.at}, the first window${window} after ${r.expiresAt}` : `first maintenance window after ${r.expiresAt}`;
-  }
-  const expired = r.expiresAt === null ? 'expired from the start' : `expired ${r.expiresAt}`;
-  return r.at ? `${r.at}, the next window${window}; ${expired}` : `next maintenance window; ${expired}`;
-}
-
-/** Columns padded to their widest cell, two spaces apart; no trailing blanks. */
-function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  if (rows.length === 0) return '(none)';
-  const all = [header, ...rows];
-  // Reduced, not spread into Math.max: a profile may have more rows than a call takes arguments.
-  const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0));
-  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return renderExplainText(report);
 }

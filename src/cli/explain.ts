@@ -1,19 +1,15 @@
-// `version-policy explain [--state FILE...|--cluster] [--config FILE] [--now T] [--output text|json] FILE`:
-// what happens to the versions of the profile(s) in FILE, and when. Input errors exit 2 (main.ts).
-import { type Command, Option } from 'commander';
+// `version-policy explain [--state FILE...|--cluster] [--config FILE] [--now T] [--output text|json|html]
+// [--from WHEN --to WHEN] FILE`: what happens to the versions of the profile(s) in FILE, and when.
+// Input errors exit 2 (main.ts).
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { InputError, readObjectFile } from '../cluster/object-files.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../cluster/state.js';
-import { mergeNamespacedProfile } from '../policy/merge.js';
-import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
-import { objectKey } from '../policy/types.js';
-import { managedVersions } from '../policy/defaulting/managed-annotation.js';
-import type { ExplainReport, ProfileReport } from '../policy/version-report.js';
-import { buildProfileReport } from '../policy/version-report.js';
-import { formatInstant } from '../policy/versions.js';
+import { explainProfile, type ExplainedProfile, MissingParentError, type Profile } from '../report/profile.js';
+import { DEFAULT_FROM, DEFAULT_TO, parseWindowBound, resolveWindow, type TimelineWindow, type WindowBound, WindowError } from '../report/window.js';
 import { UsageError } from './errors.js';
-import { OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
+import { type Explained, OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
 import { collect, parseRfc3339 } from './options.js';
 
 export interface ExplainOptions {
@@ -24,6 +20,9 @@ export interface ExplainOptions {
   /** Epoch ms, parsed from --now. */
   now?: number;
   output: OutputFormat;
+  /** The timeline's window (--output html). */
+  from?: WindowBound;
+  to?: WindowBound;
 }
 
 export function registerExplain(program: Command): void {
@@ -35,42 +34,53 @@ export function registerExplain(program: Command): void {
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
     .option('--config <file>', 'the same config file as serve; --cluster reads cluster.kubeconfig from it')
     .addOption(new Option('--now <rfc3339>', 'explain at this instant (default: the clock)').argParser(parseRfc3339))
-    .addOption(new Option('--output <format>', 'text or json').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(new Option('--output <format>', 'text, json, or html: a self-contained timeline page').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(new Option('--from <when>', `html: where the timeline starts, days from now or a date (default ${DEFAULT_FROM})`).argParser(windowBound))
+    .addOption(new Option('--to <when>', `html: where the timeline ends, days from now or a date (default ${DEFAULT_TO})`).argParser(windowBound))
     .action(async (file: string, opts: ExplainOptions) => {
-      process.stdout.write(renderExplain(await explain(file, opts), opts.output));
+      const window = timelineWindow(opts);
+      process.stdout.write(renderExplain(await explain(file, opts), opts.output, window));
     });
 }
 
-/** Reads FILE and the state, and reports on every profile in FILE. */
-export async function explain(file: string, opts: ExplainOptions): Promise<ExplainReport> {
+/** Reads FILE and the state, and explains every profile in FILE. */
+export async function explain(file: string, opts: ExplainOptions): Promise<Explained> {
   const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
   // Read even without --cluster: a config that is wrong is reported, never silently ignored.
   const config = await asUsageError(loadConfig(opts.config));
   const [state, objects] = await Promise.all([loadState(opts, config), asUsageError(readObjectFile(file))]);
-  const profiles = objects.map((o) => o.object).filter((o): o is CloudProfile | NamespacedCloudProfile => o.kind !== 'Shoot');
+  const profiles = objects.map((o) => o.object).filter((o): o is Profile => o.kind !== 'Shoot');
   if (profiles.length === 0) throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
-  return { now: formatInstant(now), profiles: profiles.map((p) => reportOn(p, state, now, file)) };
+  return { now, profiles: profiles.map((p) => explainOne(p, state, now, file)), stateKnown: opts.cluster === true || opts.state.length > 0 };
 }
 
-function reportOn(profile: CloudProfile | NamespacedCloudProfile, state: ClusterState, now: number, file: string): ProfileReport {
-  if (profile.kind === 'CloudProfile') {
-    return buildProfileReport({ ref: { kind: 'CloudProfile', name: profile.metadata.name }, spec: profile.spec, state, now, managed: managedVersions(profile) });
+function explainOne(profile: Profile, state: ClusterState, now: number, file: string): ExplainedProfile {
+  try {
+    return explainProfile(profile, state, now);
+  } catch (err) {
+    if (err instanceof MissingParentError) throw new UsageError(`${file}: ${err.message}; pass it with --state`);
+    throw err;
   }
-  const parentName = profile.spec.parent.name;
-  const parent = profile.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(parentName) : undefined;
-  if (!parent) {
-    throw new UsageError(`${file}: the parent CloudProfile "${parentName}" of NamespacedCloudProfile '${objectKey(profile)}' is not in the state; pass it with --state`);
+}
+
+/** The window is checked before anything is read; it shapes only the HTML page. */
+function timelineWindow(opts: ExplainOptions): TimelineWindow {
+  if (opts.output !== 'html' && (opts.from || opts.to)) throw new UsageError('--from and --to shape the timeline page: use them with --output html');
+  try {
+    return resolveWindow(opts.now ?? Date.now(), opts.from, opts.to);
+  } catch (err) {
+    if (err instanceof WindowError) throw new UsageError(`--from/--to: ${err.message}`);
+    throw err;
   }
-  return buildProfileReport({
-    ref: { kind: 'NamespacedCloudProfile', namespace: profile.metadata.namespace, name: profile.metadata.name },
-    spec: mergeNamespacedProfile(parent.spec, profile.spec),
-    parent: parentName,
-    state,
-    now,
-    // The merged versions are the parent's (or NCP additions, which the defaulting never manages).
-    managed: managedVersions(parent),
-  });
+}
+
+function windowBound(text: string): WindowBound {
+  try {
+    return parseWindowBound(text);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }
 
 async function loadState(opts: ExplainOptions, config: Config): Promise<ClusterState> {

@@ -15,6 +15,7 @@ import { registerAdmissionRoutes } from './admission-routes.js';
 import { applyConnectionLimits, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
+import { type ProfilePagesOptions, registerProfilePages } from './ui.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
@@ -113,6 +114,8 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   });
   registerProbes(app, readiness);
   if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
+  // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
+  if (config.server.ui.enabled && config.server.probePort === 0) registerProfilePages(app, { state: opts.state, now });
 
   let watchdog: EventLoopWatchdog | undefined;
   app.addHook('onClose', (_app, done) => {
@@ -136,14 +139,18 @@ export function buildServer(opts: ServerOptions): WebhookServer {
 
 /**
  * Plain-HTTP /healthz, /readyz and /metrics, for kubelet and Prometheus when the webhook port
- * requires client certificates. `limits`: the operator's `server` config (defaults otherwise).
+ * requires client certificates, and the /profiles pages when they are on. `limits`: the
+ * operator's `server` config (defaults otherwise).
  */
-export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; limits?: ConnectionLimits }): FastifyInstance {
+export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; limits?: ConnectionLimits; pages?: ProfilePagesOptions }): FastifyInstance {
   const fastifyLogger: FastifyBaseLogger = opts.logger;
-  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }) });
+  // forceCloseConnections: a browser on the /profiles pages keeps connections open (idle or
+  // preconnected), which would hold the stop until the grace period ends.
+  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: true });
   limitConnections(app, opts.limits ?? defaultConfig().server, opts.metrics, 'probes', opts.logger);
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
+  if (opts.pages) registerProfilePages(app, opts.pages);
   return app;
 }
 

@@ -144,7 +144,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const { source, devCA } = certificates;
   const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0 });
   server.readiness.waitsForState = cluster.readinessWaits;
-  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server }) : undefined;
+  const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now } } : {};
+  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server, ...pages }) : undefined;
 
   let url: string;
   try {

@@ -1,6 +1,7 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
 import t from 'tap';
 import type { Rule } from '../../src/policy/rule.js';
+import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
 import { createLogger } from '../../src/server/logging.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
@@ -76,7 +77,7 @@ t.test('a review refused for its body is logged as a warning with the error code
 
 t.test('at debug level the admission line carries every warning, bounded', async (t) => {
   const many = Array.from({ length: 80 }, (_, i) => `warning ${i} ${'w'.repeat(i === 0 ? 2000 : 10)}`);
-  const warns: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => many };
+  const warns: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => many.map(textWarning) };
   const info = await startServer({ rules: [warns] });
   t.teardown(info.close);
   await info.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-info' }));

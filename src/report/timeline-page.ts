@@ -1,0 +1,176 @@
+// The timeline page: one self-contained HTML document (inline CSS and SVG, no script, no fetch)
+// with, per profile, a chart per version list, the warnings, and the forced updates inside the
+// window. A pure function of the profiles, the cluster state, now and the window, shared by
+// `explain --output html` and the server's /profiles pages.
+import type { ClusterState } from '../cluster/state.js';
+import { staticState } from '../cluster/static-state.js';
+import type { ForcedUpdateRow, ProfileReport } from '../policy/version-report.js';
+import { formatInstant } from '../policy/versions.js';
+import { clip, html, type Markup } from './html-template.js';
+import { explainProfile, type ExplainedProfile, type Profile } from './profile.js';
+import { LEGEND, PATTERNS, swatch } from './stages.js';
+import { forcedTarget, forcedWhen, profileTitle } from './text.js';
+import { buildTimelines, type ProfileTimelines, type Timeline } from './timeline.js';
+import { plural, renderChart } from './timeline-svg.js';
+import { PAGE_CSS } from './timeline-style.js';
+import type { TimelineWindow } from './window.js';
+
+/** The webhook's warning budget (at most 10 warnings, 4 KiB): the page shows what a review would carry. */
+export const WARNING_BUDGET = { count: 10, bytes: 4096 } as const;
+/** The Content-Security-Policy the page needs: its own inline style, nothing else. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+export interface PageInput {
+  profiles: readonly ExplainedProfile[];
+  now: number;
+  window: TimelineWindow;
+  /** False without `--state` or `--cluster`: there are no Shoots to count. */
+  stateKnown: boolean;
+}
+
+/**
+ * The page for `profiles` at `now`. `state` null: no cluster state, so no counts (a
+ * NamespacedCloudProfile then cannot be merged: MissingParentError).
+ */
+export function renderProfilesPage(profiles: readonly Profile[], state: ClusterState | null, now: number, window: TimelineWindow): string {
+  const known = state ?? staticState([]);
+  return renderTimelinePage({ profiles: profiles.map((p) => explainProfile(p, known, now)), now, window, stateKnown: state !== null });
+}
+
+export function renderTimelinePage(input: PageInput): string {
+  const { now } = input;
+  const title = input.profiles.length === 1 ? `Version timeline: ${profileTitle(input.profiles[0]!.report)}` : 'Version timelines';
+  const sections = input.profiles.map((p, i) => profileSection(p, `p${i}`, input));
+  return `<!doctype html>\n${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${PAGE_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${clip(title, 200)}</title>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+${PATTERNS}
+<main>
+${sections}
+<footer>Made by <code>version-policy</code> at ${formatInstant(now)}. The stages are the profile's <code>lifecycle</code>, or its <code>classification</code> and <code>expirationDate</code>; a version without them is supported.</footer>
+</main>
+</body>
+</html>`.value}\n`;
+}
+
+function profileSection(p: ExplainedProfile, id: string, input: PageInput): Markup {
+  const { report } = p;
+  const model = buildTimelines(p.spec, report, input.now, input.window);
+  const lists = chartsByList(model.timelines);
+  return html`<section class="profile" id="${id}" data-kind="${report.kind}" data-name="${clip(report.name, 253)}" data-namespace="${clip(report.namespace ?? '', 253)}">
+<header>
+<h1>${clip(profileTitle(report), 600)}</h1>
+<p class="meta">At <time datetime="${formatInstant(input.now)}">${formatInstant(input.now)}</time>, from <time datetime="${formatInstant(input.window.from)}">${day(input.window.from)}</time> to <time datetime="${formatInstant(input.window.to)}">${day(input.window.to)}</time>.</p>
+</header>
+${legend(input.stateKnown)}
+${stateLine(input.stateKnown)}
+${warnings(report)}
+${lists.map((timelines, i) => listSection(timelines, `${id}-c${i}`, input))}
+${leftTimelines(model)}
+${forcedSection(model, input)}
+${notes(report)}
+</section>`;
+}
+
+/** Consecutive timelines of the same list share a chart, so they share its time axis. */
+function chartsByList(timelines: readonly Timeline[]): Timeline[][] {
+  const out: Timeline[][] = [];
+  for (const t of timelines) {
+    const last = out[out.length - 1];
+    if (last && last[0]!.kind === t.kind && last[0]!.image === t.image) last.push(t);
+    else out.push([t]);
+  }
+  return out;
+}
+
+function listSection(timelines: readonly Timeline[], id: string, input: PageInput): Markup {
+  const first = timelines[0]!;
+  const title = first.image === null ? 'Kubernetes' : `Machine image "${first.image}"`;
+  const heading = first.image === null ? html`Kubernetes versions` : html`Machine image <q>${clip(first.image, 200)}</q>`;
+  return html`<section class="list" data-kind="${first.kind}" data-image="${clip(first.image ?? '', 200)}">
+<h2>${heading}</h2>
+${renderChart({ id, title, timelines, window: input.window, now: input.now, counts: input.stateKnown })}
+</section>`;
+}
+
+function legend(counts: boolean): Markup {
+  const stages = LEGEND.map((s) => html`<li>${swatch(s)}<span>${s.label}</span></li>`);
+  const now = html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#111" stroke-width="2.5"/></svg><span>now</span></li>`;
+  const shoots = counts ? html`<li><span class="pill">2 Shoots</span><span>use the version now</span></li>` : null;
+  const update = counts
+    ? html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><path class="update" d="M7 1L13 7L7 13L1 7Z"/></svg><span>forced update (hollow: it will fail)</span></li>`
+    : null;
+  return html`<ul class="legend" aria-label="legend">${stages}${now}${shoots}${update}</ul>`;
+}
+
+function stateLine(known: boolean): Markup {
+  return known
+    ? html`<p class="state">Shoot counts and forced updates are from the cluster state.</p>`
+    : html`<p class="state none" data-no-state="">No cluster state: there are no Shoot counts and no forced updates on this page. Pass <code>--state FILE</code> or <code>--cluster</code> to see them.</p>`;
+}
+
+function warnings(report: ProfileReport): Markup | null {
+  if (report.warnings.length === 0) return null;
+  const { shown, left } = withinBudget(report.warnings);
+  return html`<section class="warnings"><h2>Warnings</h2><ul>${shown.map((w) => html`<li>${clip(w, 1024)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more warning')}: <code>version-policy explain</code> prints every one.</p>` : null}</section>`;
+}
+
+/** The warnings in order while they fit the budget; the rest are counted. */
+export function withinBudget(all: readonly string[]): { shown: string[]; left: number } {
+  const shown: string[] = [];
+  let bytes = 0;
+  for (const w of all) {
+    const size = Buffer.byteLength(w);
+    if (shown.length === WARNING_BUDGET.count || bytes + size > WARNING_BUDGET.bytes) break;
+    shown.push(w);
+    bytes += size;
+  }
+  return { shown, left: all.length - shown.length };
+}
+
+function leftTimelines(model: ProfileTimelines): Markup | null {
+  const l = model.leftTimelines;
+  if (l.timelines === 0) return null;
+  return html`<p class="more left-timelines" data-left="${l.timelines}">and ${plural(l.timelines, 'more minor')} (${plural(l.versions, 'version')}, ${plural(l.shoots, 'Shoot')}) not drawn: <code>version-policy explain</code> lists every version.</p>`;
+}
+
+function forcedSection(model: ProfileTimelines, input: PageInput): Markup {
+  const head = html`<h2>Forced updates in the window</h2>`;
+  if (!input.stateKnown) return html`<section class="forced">${head}<p>Not known without a cluster state.</p></section>`;
+  const outside = model.forcedOutside > 0 ? html`<p class="more">${plural(model.forcedOutside, 'more forced update')} outside the window.</p>` : null;
+  if (model.forcedUpdates.length === 0) return html`<section class="forced">${head}<p>No Shoot on this profile uses a version that expires by ${day(input.window.to)}.</p>${outside}</section>`;
+  const rows = model.forcedUpdates.map((f) => forcedRow(f, input.now));
+  const left = model.forcedLeft > 0 ? html`<p class="more">and ${plural(model.forcedLeft, 'more forced update')} in the window: <code>version-policy explain</code> lists every one.</p>` : null;
+  return html`<section class="forced">${head}<p>Shoots whose version expires by ${day(input.window.to)}: when their maintenance updates them, and to what.</p>
+<table><thead><tr><th scope="col">Forced update</th><th scope="col">Shoot</th><th scope="col">Where</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Details</th></tr></thead>
+<tbody>${rows}</tbody></table>${left}${outside}</section>`;
+}
+
+function forcedRow(f: ForcedUpdateRow, now: number): Markup {
+  return html`<tr class="forced-update" data-shoot="${clip(f.shoot, 200)}" data-from="${clip(f.from, 100)}" data-to="${clip(f.to ?? '', 100)}" data-at="${f.at ?? ''}" data-expires="${f.expiresAt ?? ''}">
+<td class="date">${updateDate(f, now)}</td><td>${clip(f.shoot, 200)}</td><td>${clip(f.place, 120)}</td><td>${clip(`${f.image ?? 'kubernetes'} ${f.from}`, 120)}</td><td${f.to === null ? html` class="fails"` : null}>${clip(forcedTarget(f), 160)}</td><td class="details">${clip(forcedWhen(f, now), 240)}</td></tr>`;
+}
+
+/** The day and hour when the Shoot sets a maintenance window; else when its window comes after the expiry. */
+function updateDate(f: ForcedUpdateRow, now: number): string {
+  if (f.at !== null) return `${f.at.slice(0, 10)} ${f.at.slice(11, 16)} UTC`;
+  if (f.expiresAt !== null && Date.parse(f.expiresAt) > now) return `after ${f.expiresAt.slice(0, 10)}`;
+  return 'next window';
+}
+
+function notes(report: ProfileReport): Markup | null {
+  if (report.notes.length === 0) return null;
+  const { shown, left } = withinBudget(report.notes);
+  return html`<section class="notes"><h2>Notes</h2><ul>${shown.map((n) => html`<li>${clip(n, 1024)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more note')}.</p>` : null}</section>`;
+}
+
+function day(t: number): string {
+  return formatInstant(t).slice(0, 10);
+}

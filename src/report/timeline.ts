@@ -1,0 +1,220 @@
+// The timelines of one profile, as data: one per Kubernetes minor and one per machine image and
+// minor, a row per version with its stages as time segments, and the forced updates that fall in
+// the window. Pure, and bounded whatever the profile's size: rows, timelines, segments and forced
+// updates are capped, and what is left out is counted so the page can say so.
+import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
+import type { ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
+import { minorKey, stagesOf } from '../policy/versions.js';
+import type { TimelineWindow } from './window.js';
+
+/** The caps keep the page under about 1 MB however large the profile (test/report/html-bounds.test.ts). */
+export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
+
+export interface Segment {
+  /** The classification as written (an unknown one too), or `unavailable` before the first stage. */
+  stage: string;
+  /** Epoch ms, exclusive; -Infinity: since always. */
+  start: number;
+  /** Epoch ms, inclusive; Infinity: for ever. */
+  end: number;
+}
+
+export interface TimelineRow {
+  version: string;
+  shoots: number;
+  /** The stages that overlap the window, in time order, not clipped to it. */
+  segments: Segment[];
+  /** More stage changes inside the window than are drawn: how many, and where drawing stops. */
+  undrawn: { changes: number; from: number } | null;
+  /** The forced updates away from this version inside the window, one mark per instant they run. */
+  updates: UpdateMark[];
+}
+
+export interface UpdateMark {
+  /** When the first of them runs: its maintenance window, else the expiry (or now, if that passed). */
+  at: number;
+  updates: ForcedUpdateRow[];
+}
+
+export interface Left {
+  versions: number;
+  shoots: number;
+}
+
+export interface Timeline {
+  kind: 'kubernetes' | 'machine-image';
+  image: string | null;
+  /** `1.32`; `other` holds the versions that do not parse. */
+  minor: string;
+  rows: TimelineRow[];
+  /** Rows beyond the cap. */
+  left: Left;
+}
+
+export interface ProfileTimelines {
+  timelines: Timeline[];
+  /** Timelines beyond the cap. */
+  leftTimelines: Left & { timelines: number };
+  /** Shoots whose version expires by the window's end, when and to what they are updated. */
+  forcedUpdates: ForcedUpdateRow[];
+  /** Forced updates after the window, or (with a window in the future) before it. */
+  forcedOutside: number;
+  /** Forced updates in the window beyond the cap. */
+  forcedLeft: number;
+}
+
+interface Group {
+  kind: Timeline['kind'];
+  image: string | null;
+  minor: string;
+  rows: VersionRow[];
+  versions: ReadonlyMap<string, ExpirableVersion>;
+  shoots: number;
+}
+
+export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, now: number, window: TimelineWindow): ProfileTimelines {
+  const groups = [
+    ...groupByMinor('kubernetes', null, report.kubernetes, spec.kubernetes.versions),
+    ...report.machineImages.flatMap((image) => {
+      const versions = spec.machineImages.find((m) => m.name === image.name)?.versions ?? [];
+      return groupByMinor('machine-image', image.name, image.versions, versions);
+    }),
+  ];
+  const { kept, left } = keepInUseFirst(groups, LIMITS.timelines, (g) => g.shoots > 0);
+  const forced = forcedInWindow(report.forcedUpdates, now, window);
+  const marks = updateMarks(forced.inside, now);
+  return {
+    timelines: kept.map((g) => timelineOf(g, window, marks)),
+    leftTimelines: { timelines: left.length, versions: sum(left, (g) => g.rows.length), shoots: sum(left, (g) => g.shoots) },
+    forcedUpdates: forced.inside.slice(0, LIMITS.forcedUpdates),
+    forcedOutside: forced.outside,
+    forcedLeft: Math.max(0, forced.inside.length - LIMITS.forcedUpdates),
+  };
+}
+
+/** Rows come newest first from the report, so the groups do too; versions that do not parse come last. */
+function groupByMinor(kind: Timeline['kind'], image: string | null, rows: readonly VersionRow[], versions: readonly ExpirableVersion[]): Group[] {
+  const byVersion = new Map<string, ExpirableVersion>();
+  for (const v of versions) if (!byVersion.has(v.version)) byVersion.set(v.version, v);
+  const groups = new Map<string, Group>();
+  for (const row of rows) {
+    const minor = minorKey(row.version) ?? 'other';
+    let g = groups.get(minor);
+    if (!g) groups.set(minor, (g = { kind, image, minor, rows: [], versions: byVersion, shoots: 0 }));
+    g.rows.push(row);
+    g.shoots += row.shoots;
+  }
+  return [...groups.values()];
+}
+
+function timelineOf(g: Group, window: TimelineWindow, marks: ReadonlyMap<string, UpdateMark[]>): Timeline {
+  const { kept, left } = keepInUseFirst(g.rows, LIMITS.rowsPerTimeline, (r) => r.shoots > 0);
+  return {
+    kind: g.kind,
+    image: g.image,
+    minor: g.minor,
+    rows: kept.map((r) => rowOf(r, g.versions.get(r.version), window, marks.get(useKey(g.kind, g.image, r.version)) ?? [])),
+    left: { versions: left.length, shoots: sum(left, (r) => r.shoots) },
+  };
+}
+
+function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow, updates: UpdateMark[]): TimelineRow {
+  const base = { version: row.version, shoots: row.shoots, updates: updates.slice(0, LIMITS.updateMarksPerRow) };
+  const inWindow = (version ? segmentsOf(version) : []).filter((s) => s.end > window.from && s.start < window.to);
+  if (inWindow.length <= LIMITS.segmentsPerRow) return { ...base, segments: inWindow, undrawn: null };
+  const drawn = inWindow.slice(0, LIMITS.segmentsPerRow - 1);
+  return { ...base, segments: drawn, undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end } };
+}
+
+function useKey(kind: Timeline['kind'], image: string | null, version: string): string {
+  return `${kind}\u0000${image ?? ''}\u0000${version}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The forced updates per version they leave, one mark per UTC day they run on (hours apart are
+ * one point at this scale), at the first of them.
+ */
+function updateMarks(updates: readonly ForcedUpdateRow[], now: number): Map<string, UpdateMark[]> {
+  const out = new Map<string, UpdateMark[]>();
+  for (const f of updates) {
+    const key = useKey(f.kind, f.image, f.from);
+    const at = runsAt(f, now);
+    let marks = out.get(key);
+    if (!marks) out.set(key, (marks = []));
+    // The report lists updates in the order they run, so one day's are adjacent.
+    const last = marks[marks.length - 1];
+    if (last && Math.floor(last.at / DAY_MS) === Math.floor(at / DAY_MS)) last.updates.push(f);
+    else marks.push({ at, updates: [f] });
+  }
+  return out;
+}
+
+function runsAt(f: ForcedUpdateRow, now: number): number {
+  if (f.at !== null) return Date.parse(f.at);
+  return Math.max(f.expiresAt === null ? -Infinity : Date.parse(f.expiresAt), now);
+}
+
+/**
+ * The version's classification over all time as consecutive segments, by the rule of
+ * classifyStages(): at instant t the last-listed stage that started strictly before t applies, and
+ * before any has, the version is unavailable. A version without stages is supported for ever.
+ * One sort and one sweep, so a disordered or very long lifecycle costs n log n, not n².
+ */
+export function segmentsOf(v: ExpirableVersion): Segment[] {
+  const all = stagesOf(v);
+  if (all.length === 0) return [{ stage: 'supported', start: -Infinity, end: Infinity }];
+  const starts = all
+    .map((s, index) => ({ start: s.start, index }))
+    .filter((s) => !Number.isNaN(s.start))
+    .sort((a, b) => (a.start === b.start ? a.index - b.index : a.start - b.start));
+  let applied = -1;
+  const stageNow = () => (applied < 0 ? 'unavailable' : all[applied]!.classification);
+  let k = 0;
+  while (k < starts.length && starts[k]!.start === -Infinity) applied = Math.max(applied, starts[k++]!.index);
+  const out: Segment[] = [];
+  let stage = stageNow();
+  let from = -Infinity;
+  while (k < starts.length) {
+    const at = starts[k]!.start;
+    while (k < starts.length && starts[k]!.start === at) applied = Math.max(applied, starts[k++]!.index);
+    const next = stageNow();
+    if (next === stage) continue;
+    out.push({ stage, start: from, end: at });
+    stage = next;
+    from = at;
+  }
+  out.push({ stage, start: from, end: Infinity });
+  return out;
+}
+
+/** The updates of versions that expire by the window's end and that run inside the window. */
+function forcedInWindow(rows: readonly ForcedUpdateRow[], now: number, window: TimelineWindow): { inside: ForcedUpdateRow[]; outside: number } {
+  const inside = rows.filter((f) => (f.expiresAt === null || Date.parse(f.expiresAt) <= window.to) && runsAt(f, now) >= window.from);
+  return { inside, outside: rows.length - inside.length };
+}
+
+/**
+ * At most `cap` items, those `inUse` first, in their original order: a Shoot's version is never
+ * the one left out while an unused one is drawn.
+ */
+function keepInUseFirst<T>(items: readonly T[], cap: number, inUse: (item: T) => boolean): { kept: T[]; left: T[] } {
+  if (items.length <= cap) return { kept: [...items], left: [] };
+  const keep = new Array<boolean>(items.length).fill(false);
+  let n = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let i = 0; i < items.length && n < cap; i++) {
+      if (keep[i] || (pass === 0 && !inUse(items[i]!))) continue;
+      keep[i] = true;
+      n++;
+    }
+  }
+  return { kept: items.filter((_, i) => keep[i]), left: items.filter((_, i) => !keep[i]) };
+}
+
+function sum<T>(items: readonly T[], of: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += of(item);
+  return total;
+}

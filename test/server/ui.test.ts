@@ -1,0 +1,186 @@
+// GET /profiles: the timeline pages from the running server's cluster state. Off by default; on
+// the probe port when there is one, else on the HTTPS port; read-only, strict CSP, nosniff, 404
+// for unknown profiles, 503 while the state is not synced, and nothing but what the page draws.
+import { createServer } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { ClusterIndex } from '../../src/cluster/cluster-index.js';
+import { loadStaticState } from '../../src/cluster/static-state.js';
+import { buildProbeServer } from '../../src/server/app.js';
+import { createMetrics } from '../../src/server/metrics.js';
+import { Readiness } from '../../src/server/probes.js';
+import { createLogger } from '../../src/server/logging.js';
+import { ListenError, startWebhook } from '../../src/server/run.js';
+import { attr, byClass, elements, hasClass, one, parsePage, textOf } from '../helpers/html-dom.js';
+import { config } from '../helpers/objects.js';
+import { request, startServer } from '../helpers/server.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const DEMO = fixture('demo-state.yaml');
+const UI_ON = { server: { ui: { enabled: true } } };
+
+t.test('off by default: no /profiles on either port', async (t) => {
+  const s = await startServer({ state: await loadStaticState([DEMO]) });
+  t.teardown(s.close);
+  t.equal((await s.get('/profiles')).status, 404);
+  t.equal((await s.get('/profiles/aws')).status, 404);
+  const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent') });
+  t.teardown(() => probes.close());
+  t.equal((await probes.inject({ method: 'GET', url: '/profiles' })).statusCode, 404);
+});
+
+t.test('on the HTTPS port when there is no probe port', async (t) => {
+  const s = await startServer({ state: await loadStaticState([DEMO]), config: UI_ON });
+  t.teardown(s.close);
+
+  const list = await s.get('/profiles');
+  t.equal(list.status, 200);
+  t.match(list.headers['content-type'], /^text\/html; charset=utf-8/);
+  const listed = byClass(parsePage(list.text).document, 'profile-link').map((li) => [textOf(one(li, (e) => e.tagName === 'a', 'link')), attr(one(li, (e) => e.tagName === 'a', 'link'), 'href')]);
+  t.same(listed, [
+    ['aws', 'profiles/aws'],
+    ['garden-dev/aws-extended', 'profiles/garden-dev/aws-extended'],
+  ]);
+
+  const page = await s.get('/profiles/aws');
+  t.equal(page.status, 200);
+  for (const [name, value] of Object.entries({
+    'content-type': /^text\/html; charset=utf-8$/,
+    'content-security-policy': /^default-src 'none'; style-src 'unsafe-inline'; img-src data:;.*frame-ancestors 'none'$/,
+    'x-content-type-options': /^nosniff$/,
+    'cache-control': /^no-store$/,
+  })) {
+    t.match(page.headers[name], value, name);
+  }
+  const { document, errors } = parsePage(page.text);
+  t.same(errors, []);
+  const section = one(document, (e) => hasClass(e, 'profile'), 'the profile');
+  t.same([attr(section, 'data-kind'), attr(section, 'data-name')], ['CloudProfile', 'aws']);
+  const row = one(document, (e) => hasClass(e, 'row') && attr(e, 'data-version') === '1.31.7', 'row 1.31.7');
+  t.equal(attr(row, 'data-shoots'), '2', 'counts from the cluster state');
+  t.same(new Set(byClass(document, 'now').map((g) => attr(g, 'data-at'))), new Set(['2026-09-01T00:00:00Z']), 'now is the server clock');
+  t.ok(byClass(document, 'forced-update').length > 0, 'forced updates');
+  // No object bodies: ids, machine types, regions and annotations are not drawn, so not sent.
+  for (const absent of ['6f1c2a7d-0b3e-4c8a-9d52-1e7f3a9b0c41', '48213', 'm5.large', 'eu-west-1', 'credentialsBindingName', '10.180.0.0']) t.notOk(page.text.includes(absent), `no ${absent}`);
+
+  const ncp = await s.get('/profiles/garden-dev/aws-extended');
+  t.equal(ncp.status, 200);
+  const merged = parsePage(ncp.text).document;
+  t.equal(textOf(elements(merged, (e) => e.tagName === 'h1')[0]!), `NamespacedCloudProfile 'garden-dev/aws-extended' (parent CloudProfile "aws")`);
+  const extended = one(merged, (e) => hasClass(e, 'row') && attr(e, 'data-version') === '1.32.3', 'row 1.32.3');
+  t.same(
+    byClass(extended, 'segment').map((g) => attr(g, 'data-end')),
+    ['2027-06-30T23:59:59Z', ''],
+    "the NamespacedCloudProfile's extended expiry",
+  );
+
+  const head = await request(s.port, 'HEAD', '/profiles/aws', undefined, { ca: s.authority.ca.certPem });
+  t.same([head.status, head.text, head.headers['x-content-type-options']], [200, '', 'nosniff'], 'HEAD: headers, no body');
+});
+
+t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) => {
+  const state = await loadStaticState([DEMO]);
+  const s = await startServer({ state, config: UI_ON });
+  t.teardown(s.close);
+  const cases: Array<[string, number, RegExp]> = [
+    ['/profiles/gcp', 404, /^no CloudProfile "gcp" in the cluster state/],
+    ['/profiles/garden-dev/aws', 404, /^no NamespacedCloudProfile "garden-dev\/aws" in the cluster state/],
+    ['/profiles/%3Cscript%3E', 404, /^no CloudProfile "<script>"/],
+    ['/profiles/aws?from=yesterday', 400, /^from\/to: not a day offset/],
+    ['/profiles/aws?from=10d&to=5d', 400, /at least one day after it starts/],
+  ];
+  for (const [path, status, text] of cases) {
+    const res = await s.get(path);
+    t.equal(res.status, status, path);
+    t.match(res.text, text, path);
+    t.match(res.headers['content-type'], /^text\/plain/, `${path}: plain text, never HTML`);
+    t.equal(res.headers['x-content-type-options'], 'nosniff');
+  }
+  const window = parsePage((await s.get('/profiles/aws?from=-30d&to=2027-01-01')).text).document;
+  const chart = elements(window, (e) => e.tagName === 'svg' && hasClass(e, 'chart'))[0]!;
+  t.same([attr(chart, 'data-from'), attr(chart, 'data-to')], ['2026-08-02T00:00:00Z', '2027-01-01T00:00:00Z'], '?from= and ?to= set the window');
+
+  const post = await s.post('/profiles/aws', {});
+  t.same([post.status, post.headers.allow], [405, 'GET, HEAD'], 'read-only');
+
+  const unsynced = new ClusterIndex(false);
+  const u = await startServer({ state: unsynced, config: UI_ON });
+  t.teardown(u.close);
+  for (const path of ['/profiles', '/profiles/aws']) {
+    const res = await u.get(path);
+    t.equal(res.status, 503, `${path} while not synced`);
+    t.match(res.text, /^cluster state not synced/);
+  }
+});
+
+t.test('a NamespacedCloudProfile whose parent is not in the state: 404 that says why', async (t) => {
+  const state = await loadStaticState([DEMO]);
+  const s = await startServer({ state: [...state.allProfiles()].filter((p) => p.kind === 'NamespacedCloudProfile'), config: UI_ON });
+  t.teardown(s.close);
+  const res = await s.get('/profiles/garden-dev/aws-extended');
+  t.equal(res.status, 404);
+  t.match(res.text, /the parent CloudProfile "aws" of NamespacedCloudProfile 'garden-dev\/aws-extended' is not in the state/);
+});
+
+t.test('pages are kept for a few seconds, and slow builds hold the next back: admission comes first', async (t) => {
+  const state = await loadStaticState([fixture('timeline/demo-state.yaml')]);
+  // The page's clock moves a second per build, so two builds never give the same page.
+  let pageNow = Date.parse('2026-09-01T00:00:00Z');
+  // Every reading of the clock is 200 ms after the last: each build "takes" 200 ms.
+  let clock = 0;
+  const probes = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => (pageNow += 1000), monotonic: () => (clock += 200) } });
+  t.teardown(() => probes.close());
+  const get = async (url: string) => {
+    const res = await probes.inject({ method: 'GET', url });
+    return { status: res.statusCode, retry: res.headers['retry-after'], body: res.body };
+  };
+  const first = await get('/profiles/gcp');
+  t.equal(first.status, 200, 'built');
+  const other = await get('/profiles/gcp?to=30d');
+  t.same([other.status, other.retry], [503, '1'], 'the next build waits four times as long as the last took');
+  const again = await get('/profiles/gcp');
+  t.equal(again.status, 200);
+  t.equal(again.body, first.body, 'the same page, from the cache, meanwhile (a new build would have another now)');
+  clock += 1000;
+  t.equal((await get('/profiles/gcp?to=30d')).status, 200, 'built once the budget allows');
+  clock += 10_000;
+  t.equal((await get('/profiles/gcp?to=60d')).status, 200);
+  const later = await get('/profiles/gcp');
+  t.equal(later.status, 503, 'after 10 s the cached page is gone and a build must wait its turn');
+});
+
+/** A port that was free a moment ago; startWebhook is retried if another test took it since. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+t.test('serve: on the plain-HTTP probe port when there is one, and not on the HTTPS port', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-ui-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  let running: Awaited<ReturnType<typeof startWebhook>> | undefined;
+  for (let attempt = 0; !running && attempt < 3; attempt++) {
+    const cfg = config({ server: { host: '127.0.0.1', port: 0, probePort: await freePort(), ui: { enabled: true } } });
+    try {
+      running = await startWebhook({ config: cfg, stateFiles: [DEMO], logger: createLogger('silent'), devCertDir: dir });
+    } catch (err) {
+      if (!(err instanceof ListenError)) throw err;
+    }
+  }
+  t.ok(running?.probeUrl, 'probe port open');
+  t.teardown(() => running!.stop(1000));
+  const page = await fetch(`${running!.probeUrl}/profiles/aws`);
+  t.equal(page.status, 200);
+  t.match(page.headers.get('content-security-policy'), /^default-src 'none'/);
+  const { document } = parsePage(await page.text());
+  const drawnNow = Date.parse(attr(byClass(document, 'now')[0]!, 'data-at') ?? '');
+  t.ok(Math.abs(drawnNow - Date.now()) < 60_000, 'now is the server clock');
+  const https = await fetch(`${running!.url}/profiles`).catch((err: Error) => err);
+  t.ok(https instanceof Error, 'the HTTPS port (self-signed here) serves no pages: the probe port does');
+});
