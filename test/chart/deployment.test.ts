@@ -37,7 +37,7 @@ t.test('requests are set and there is no CPU limit', async (t) => {
 
 t.test("the container runs the image's ENTRYPOINT as the image's user", async (t) => {
   const { pod, container } = podOf((await defaults).one<Deployment>('Deployment'));
-  t.notOk(container.command, 'no command override: the ENTRYPOINT (node … serve) runs, with the chart args');
+  t.notOk(container.command, 'no command override: the ENTRYPOINT (the version-policy CLI) runs, with the chart args');
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
   const [uid, gid] = (/^USER\s+(\d+):(\d+)\s*$/m.exec(dockerfile) ?? []).slice(1).map(Number);
   t.equal(container.securityContext.runAsUser, uid, 'the UID the image files are meant for');
@@ -103,7 +103,7 @@ t.test('the certificate Secret is mounted as a directory, the config from the Co
   t.equal(pod.volumes.find((v) => v.name === 'config')?.configMap?.name, configMap.metadata.name);
   const configMount = container.volumeMounts.find((m) => m.name === 'config')!;
   const tlsMount = container.volumeMounts.find((m) => m.name === 'tls')!;
-  t.same(container.args, ['--config', `${configMount.mountPath}/config.yaml`]);
+  t.same(container.args, ['serve', '--config', `${configMount.mountPath}/config.yaml`]);
   t.ok(configMap.data['config.yaml'], 'the ConfigMap has the key the args name');
   const config = parseYaml(configMap.data['config.yaml']!) as { server: { tls: { certFile: string; keyFile: string } } };
   t.same(config.server.tls, { certFile: `${tlsMount.mountPath}/tls.crt`, keyFile: `${tlsMount.mountPath}/tls.key` });
