@@ -3,7 +3,9 @@
 // way the real one does (Status bodies, 404 when gone). Exit codes and output through the built
 // CLI; the retry paths in-process, where each case costs milliseconds instead of a Node start.
 import t, { type Test } from 'tap';
-import { removeWebhookConfigurations, type RemovalTarget } from '../../src/cli/remove-webhooks.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { removeWebhookConfigurations, removeWebhooks, type RemovalTarget } from '../../src/cli/remove-webhooks.js';
 import { connectionFrom } from '../../src/cluster/api-client.js';
 import { loadKubeConfig } from '../../src/cluster/kubeconfig.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
@@ -101,18 +103,12 @@ t.test('an API server that cannot be reached fails within the bound', async (t) 
   t.ok(Date.now() - started < 20_000, 'does not hang');
 });
 
-t.test('usage errors exit 2 with one line', async (t) => {
+t.test('usage errors: no name, a broken kubeconfig, a bad --attempts (main turns each into exit 2 and one line)', async (t) => {
   const dir = await tempDir(t);
   const [broken] = await writeFiles(dir, { kubeconfig: 'not: [a kubeconfig' });
-  const [none, bad, attempts] = await Promise.all([
-    runCli(['remove-webhooks']),
-    runCli(['remove-webhooks', '--validating', NAME, '--kubeconfig', broken!]),
-    runCli(['remove-webhooks', '--validating', NAME, '--attempts', '0']),
-  ]);
-  t.equal(none.code, 2);
-  t.match(none.stderr, /^version-policy: remove-webhooks: name at least one of --validating and --mutating\n$/);
-  t.equal(bad.code, 2);
-  t.match(bad.stderr, /^version-policy: cannot load kubeconfig/);
-  t.equal(attempts.code, 2);
-  t.match(attempts.stderr, /not a positive integer/);
+  const opts = { attempts: 1, backoffSeconds: 0.02 };
+  await t.rejects(removeWebhooks(opts), new UsageError('remove-webhooks: name at least one of --validating and --mutating'));
+  await t.rejects(removeWebhooks({ ...opts, validating: NAME, kubeconfig: broken! }), { name: 'UsageError', message: /^cannot load kubeconfig/ });
+  const program = buildProgram().configureOutput({ writeErr: () => undefined });
+  await t.rejects(program.parseAsync(['remove-webhooks', '--validating', NAME, '--attempts', '0'], { from: 'user' }), { code: 'commander.invalidArgument', message: /not a positive integer/ });
 });
