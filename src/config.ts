@@ -31,6 +31,8 @@ export interface Config {
     bodyLimitBytes: number;
     /** Plain-HTTP port for /healthz, /readyz and /metrics; 0 = off. */
     probePort: number;
+    /** After SIGTERM: unready but still serving this long, so endpoints and kube-proxy drop the pod first. */
+    shutdownDelaySeconds: number;
     shutdownGraceSeconds: number;
     certReloadIntervalSeconds: number;
     /**
@@ -153,7 +155,14 @@ export const configSchema = {
         },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 7340032 },
         probePort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
-        shutdownGraceSeconds: { type: 'number', minimum: 0, default: 25 },
+        // 0 outside Kubernetes, where nothing routes to the process through endpoints; the chart sets it.
+        shutdownDelaySeconds: {
+          type: 'number',
+          minimum: 0,
+          default: 0,
+          description: 'After SIGTERM: unready, but still answering this long while endpoints and kube-proxy drop the pod.',
+        },
+        shutdownGraceSeconds: { type: 'number', minimum: 0, default: 25, description: 'Then: no new connections; requests in flight get this long.' },
         certReloadIntervalSeconds: { type: 'number', exclusiveMinimum: 0, default: 10 },
         maxConnections: { type: 'integer', minimum: 1, default: 1000 },
         tlsHandshakeTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 120, default: 5 },

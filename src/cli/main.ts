@@ -9,6 +9,7 @@ import { type OutputFormat, renderError } from './check-output.js';
 import { registerExplain } from './explain.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
+import { registerRemoveWebhooks } from './remove-webhooks.js';
 import { registerServe } from './serve.js';
 
 export { EXIT_DENIED, EXIT_INPUT, EXIT_OK };
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCheck(program);
   registerExplain(program);
+  registerRemoveWebhooks(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -2,8 +2,8 @@
 // dev certificate under .dev-certs/; `--state FILE` → static cluster state, no informers. With
 // neither `--state` nor cluster access it refuses to start, unless `--without-cluster-state`
 // says that denying everything that needs the state is what the operator wants.
-// SIGTERM/SIGINT: readiness off, stop accepting, answer what is in flight, exit 0 within the
-// configured grace period.
+// SIGTERM/SIGINT: readiness off, keep serving for server.shutdownDelaySeconds (until endpoints drop
+// the pod), stop accepting, answer what is in flight, exit 0 within delay + grace period.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
@@ -42,13 +42,13 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const config = await loadConfig(opts.config);
     const logger = createLogger(config.logLevel);
     const running = await startWebhook({ config, stateFiles: opts.state, withoutClusterState: opts.withoutClusterState === true, logger, devCertDir: resolve(DEV_CERT_DIR) });
-    const graceMs = config.server.shutdownGraceSeconds * 1000;
+    const { shutdownDelaySeconds: delaySeconds, shutdownGraceSeconds: graceSeconds } = config.server;
     const signal = await nextSignal(logger);
-    logger.info({ signal, graceSeconds: config.server.shutdownGraceSeconds }, 'shutting down: not ready, no new connections, answering requests in flight');
-    // The hard stop: whatever still holds the process open, it exits within the grace period.
-    setTimeout(() => process.exit(0), graceMs).unref();
+    logger.info({ signal, delaySeconds, graceSeconds }, 'shutting down: not ready; serving for the shutdown delay, then no new connections, answering requests in flight');
+    // The hard stop: whatever still holds the process open, it exits within delay + grace period.
+    setTimeout(() => process.exit(0), (delaySeconds + graceSeconds) * 1000).unref();
     // 90% of the grace period drains; the rest releases watchers, probes and informers.
-    const { drained } = await running.stop(graceMs * 0.9);
+    const { drained } = await running.stop(graceSeconds * 900, delaySeconds * 1000);
     logger.info({ drained }, drained ? 'stopped: every request answered' : 'stopped: grace period over, open connections were closed');
   } catch (err) {
     if (userErrors.some((E) => err instanceof E)) throw new UsageError((err as Error).message);

@@ -53,10 +53,11 @@ export interface WebhookServer {
   /** Listens on `config.server.host:port`; resolves to the https URL. */
   listen(): Promise<string>;
   /**
-   * Readiness turns false, the listener closes, requests in flight finish. Connections still
-   * busy after `graceMs` are cut. Resolves once the server is closed.
+   * Readiness turns false at once; the server keeps answering (and accepting) for `delayMs`, then
+   * the listener closes and requests in flight finish. Connections still busy `graceMs` after
+   * the close are cut. Resolves once the server is closed.
    */
-  shutdown(graceMs: number): Promise<{ drained: boolean }>;
+  shutdown(graceMs: number, delayMs?: number): Promise<{ drained: boolean }>;
 }
 
 export function buildServer(opts: ServerOptions): WebhookServer {
@@ -133,7 +134,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
       readiness.tlsLoaded = true;
       return urlOf('https', app);
     },
-    shutdown: (graceMs) => drain(app, readiness, graceMs, logger),
+    shutdown: (graceMs, delayMs = 0) => drain(app, readiness, { graceMs, delayMs }, logger),
   };
 }
 
@@ -200,8 +201,14 @@ function answerError(err: FastifyError | WebhookError, req: FastifyRequest, repl
   return reply.code(coded.statusCode).send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });
 }
 
-async function drain(app: FastifyInstance, readiness: Readiness, graceMs: number, logger: Logger): Promise<{ drained: boolean }> {
+/**
+ * Until endpoints and kube-proxy have dropped the pod, callers still open connections to it: during
+ * `delayMs` it answers them (unready, and each answer says Connection: close, so kept-alive callers
+ * reconnect to a pod that stays), and only then stops accepting.
+ */
+async function drain(app: FastifyInstance, readiness: Readiness, { graceMs, delayMs }: { graceMs: number; delayMs: number }, logger: Logger): Promise<{ drained: boolean }> {
   readiness.shuttingDown = true;
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   const closed = app.close();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {

@@ -29,8 +29,8 @@ export interface RunOptions {
 export interface RunningWebhook {
   url: string;
   probeUrl?: string;
-  /** Drains within `graceMs`, then releases everything else. */
-  stop(graceMs: number): Promise<{ drained: boolean }>;
+  /** Unready and still serving for `delayMs`, drains within `graceMs`, then releases everything else. */
+  stop(graceMs: number, delayMs?: number): Promise<{ drained: boolean }>;
 }
 
 export class ListenError extends Error {
@@ -168,8 +168,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   return {
     url,
     ...(probeUrl ? { probeUrl } : {}),
-    async stop(graceMs) {
-      const result = await server.shutdown(graceMs);
+    async stop(graceMs, delayMs) {
+      const result = await server.shutdown(graceMs, delayMs);
       await Promise.allSettled([probes?.close(), source.close(), cluster.stop()]);
       return result;
     },

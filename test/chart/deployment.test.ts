@@ -37,7 +37,7 @@ t.test('requests are set and there is no CPU limit', async (t) => {
 
 t.test("the container runs the image's ENTRYPOINT as the image's user", async (t) => {
   const { pod, container } = podOf((await defaults).one<Deployment>('Deployment'));
-  t.notOk(container.command, 'no command override: the ENTRYPOINT (node … serve) runs, with the chart args');
+  t.notOk(container.command, 'no command override: the ENTRYPOINT (the version-policy CLI) runs, with the chart args');
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
   const [uid, gid] = (/^USER\s+(\d+):(\d+)\s*$/m.exec(dockerfile) ?? []).slice(1).map(Number);
   t.equal(container.securityContext.runAsUser, uid, 'the UID the image files are meant for');
@@ -77,12 +77,20 @@ t.test('without a probe port the probes use HTTPS on the webhook port, and no me
   t.same(r.one<Service>('Service').spec.ports.map((p) => p.name), ['https']);
 });
 
-t.test('the grace period outlasts the drain, and the chart refuses one that does not', async (t) => {
+t.test('the grace period outlasts the shutdown delay and the drain, and the chart refuses one that does not', async (t) => {
   const r = await defaults;
   const { pod } = podOf(r.one<Deployment>('Deployment'));
-  const config = parseYaml(r.one<DataObject>('ConfigMap').data['config.yaml']!) as { server: { shutdownGraceSeconds: number } };
-  t.ok(pod.terminationGracePeriodSeconds > config.server.shutdownGraceSeconds, `${pod.terminationGracePeriodSeconds}s > ${config.server.shutdownGraceSeconds}s`);
-  t.match(await renderError({ set: ['terminationGracePeriodSeconds=25'] }), /must be longer than config\.server\.shutdownGraceSeconds/);
+  const { server } = parseYaml(r.one<DataObject>('ConfigMap').data['config.yaml']!) as { server: { shutdownDelaySeconds: number; shutdownGraceSeconds: number } };
+  t.ok(server.shutdownDelaySeconds >= 5, `the pod keeps serving ${server.shutdownDelaySeconds}s after SIGTERM while endpoints drop it`);
+  const needed = server.shutdownDelaySeconds + server.shutdownGraceSeconds + 5;
+  t.ok(pod.terminationGracePeriodSeconds >= needed, `${pod.terminationGracePeriodSeconds}s >= ${needed}s`);
+
+  // Both sides of the template check, at the boundary: JSON Schema cannot compare two values.
+  const fits = await render({ set: ['terminationGracePeriodSeconds=35', 'config.server.shutdownDelaySeconds=5', 'config.server.shutdownGraceSeconds=25'] });
+  t.equal(fits.one<Deployment>('Deployment').spec.template.spec.terminationGracePeriodSeconds, 35, 'delay + drain + 5 s exactly is accepted');
+  const message = /terminationGracePeriodSeconds \(34\) must be at least config\.server\.shutdownDelaySeconds \(5\) \+ config\.server\.shutdownGraceSeconds \(25\) \+ 5 seconds of margin = 35/;
+  t.match(await renderError({ set: ['terminationGracePeriodSeconds=34', 'config.server.shutdownDelaySeconds=5', 'config.server.shutdownGraceSeconds=25'] }), message);
+  t.match(await renderError({ set: ['config.server.shutdownDelaySeconds=30'] }), /terminationGracePeriodSeconds \(40\) must be at least/, 'a longer delay alone is refused too');
 });
 
 t.test('the certificate Secret is mounted as a directory, the config from the ConfigMap', async (t) => {
@@ -95,7 +103,7 @@ t.test('the certificate Secret is mounted as a directory, the config from the Co
   t.equal(pod.volumes.find((v) => v.name === 'config')?.configMap?.name, configMap.metadata.name);
   const configMount = container.volumeMounts.find((m) => m.name === 'config')!;
   const tlsMount = container.volumeMounts.find((m) => m.name === 'tls')!;
-  t.same(container.args, ['--config', `${configMount.mountPath}/config.yaml`]);
+  t.same(container.args, ['serve', '--config', `${configMount.mountPath}/config.yaml`]);
   t.ok(configMap.data['config.yaml'], 'the ConfigMap has the key the args name');
   const config = parseYaml(configMap.data['config.yaml']!) as { server: { tls: { certFile: string; keyFile: string } } };
   t.same(config.server.tls, { certFile: `${tlsMount.mountPath}/tls.crt`, keyFile: `${tlsMount.mountPath}/tls.key` });

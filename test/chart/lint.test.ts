@@ -18,7 +18,8 @@ for (const values of [undefined, ...CI_VALUES]) {
   });
 
   t.test(`helm template with ${label} renders unique, well-formed objects`, async (t) => {
-    const { objects } = await render({ values: values ? [values] : [] });
+    const rendered = await render({ values: values ? [values] : [] });
+    const objects = [...rendered.objects, ...rendered.hooks];
     t.ok(objects.length >= 8, `${objects.length} objects`);
     const ids = objects.map((o) => `${o.kind}/${o.metadata.name}`);
     t.same(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no kind/name rendered twice');

@@ -21,6 +21,8 @@
 // peer that died without closing) and resume.
 // Bookmarks: kube-apiserver's watch cache sends one about every minute to a watch that allows
 // them; here only on `bookmark()`, or every `bookmarkIntervalMs` when set.
+// Apart from that: GET and DELETE of admissionregistration.k8s.io/v1 webhook configurations
+// (`webhookConfigurations`, at the end of this file), for the uninstall hook.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -107,6 +109,8 @@ function status(code: number, reason: string, message: string) {
 
 export class FakeApiServer {
   readonly requests: RequestRecord[] = [];
+  /** admissionregistration.k8s.io/v1 webhook configurations (GET and DELETE by name). */
+  readonly webhookConfigurations = new WebhookConfigurations();
   readonly token = 'fake-apiserver-token';
   port = 0;
   kubeconfigPath = '';
@@ -322,6 +326,7 @@ export class FakeApiServer {
     this.requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query, watch });
 
     if (req.headers.authorization !== `Bearer ${this.token}`) return this.fail(res, 401, 'Unauthorized', 'Unauthorized');
+    if (this.webhookConfigurations.handles(url.pathname)) return this.webhookConfigurations.handle(req.method ?? '', url.pathname, res);
     const route = this.route(url.pathname);
     if (!route) return this.fail(res, 404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
     if (req.method !== 'GET') return this.fail(res, 405, 'MethodNotAllowed', `${req.method ?? ''} is not supported by this fake`);
@@ -466,5 +471,79 @@ export class FakeApiServer {
     this.watchers.delete(w);
     for (const t of w.timers) clearTimeout(t);
     w.timers = [];
+  }
+}
+
+// --- admissionregistration.k8s.io/v1 webhook configurations ------------------------------------
+// GET and DELETE by name, as the chart's uninstall hook (`version-policy remove-webhooks`) uses
+// them. The Gardener store above knows nothing of these; nothing here lists or watches.
+
+const WEBHOOK_PREFIX = '/apis/admissionregistration.k8s.io/v1/';
+const WEBHOOK_KINDS = {
+  validatingwebhookconfigurations: 'ValidatingWebhookConfiguration',
+  mutatingwebhookconfigurations: 'MutatingWebhookConfiguration',
+} as const;
+export type WebhookConfigurationKind = (typeof WEBHOOK_KINDS)[keyof typeof WEBHOOK_KINDS];
+
+interface StoredWebhookConfiguration {
+  object: Obj;
+  /** GETs that still find it after its DELETE, as a finalizer would keep it. */
+  lingerGets: number;
+  deleting: boolean;
+}
+
+export class WebhookConfigurations {
+  private readonly objects = new Map<string, StoredWebhookConfiguration>();
+  private readonly faults: { status: number; name?: string }[] = [];
+  private uid = 0;
+
+  /** Creates a configuration; `lingerGets` GETs still find it after it was deleted. */
+  add(kind: WebhookConfigurationKind, name: string, opts: { lingerGets?: number } = {}): void {
+    const object: Obj = { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name, uid: `webhook-uid-${++this.uid}` }, webhooks: [] };
+    this.objects.set(`${kind}/${name}`, { object, lingerGets: opts.lingerGets ?? 0, deleting: false });
+  }
+
+  has(kind: WebhookConfigurationKind, name: string): boolean {
+    return this.objects.has(`${kind}/${name}`);
+  }
+
+  /** The next requests for webhook configurations (named `name`, if given) answer these HTTP statuses, one each. */
+  injectStatus(statuses: number[], name?: string): void {
+    this.faults.push(...statuses.map((status) => ({ status, ...(name ? { name } : {}) })));
+  }
+
+  handles(path: string): boolean {
+    return path.startsWith(WEBHOOK_PREFIX);
+  }
+
+  handle(method: string, path: string, res: ServerResponse): void {
+    const [plural = '', name, ...rest] = path.slice(WEBHOOK_PREFIX.length).split('/');
+    const kind = WEBHOOK_KINDS[plural as keyof typeof WEBHOOK_KINDS] as WebhookConfigurationKind | undefined;
+    const send = (code: number, body: object) => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (!kind || !name || rest.length > 0) return send(404, status(404, 'NotFound', `the server could not find the requested resource (${path})`));
+    const faultAt = this.faults.findIndex((f) => !f.name || f.name === decodeURIComponent(name));
+    const fault = faultAt >= 0 ? this.faults.splice(faultAt, 1)[0]!.status : undefined;
+    if (fault) return send(fault, status(fault, fault === 403 ? 'Forbidden' : 'InternalError', 'injected fault'));
+    const key = `${kind}/${decodeURIComponent(name)}`;
+    const stored = this.objects.get(key);
+    const notFound = () => send(404, status(404, 'NotFound', `${plural}.admissionregistration.k8s.io "${decodeURIComponent(name)}" not found`));
+    if (method === 'GET') {
+      if (!stored) return notFound();
+      if (stored.deleting && stored.lingerGets-- <= 0) {
+        this.objects.delete(key);
+        return notFound();
+      }
+      return send(200, stored.object);
+    }
+    if (method === 'DELETE') {
+      if (!stored) return notFound();
+      if (stored.lingerGets > 0) stored.deleting = true;
+      else this.objects.delete(key);
+      return send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: stored.object.metadata.name, kind: plural, uid: stored.object.metadata.uid } });
+    }
+    send(405, status(405, 'MethodNotAllowed', `${method} is not supported by this fake`));
   }
 }

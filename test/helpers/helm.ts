@@ -34,11 +34,16 @@ export function helm(args: string[]): Promise<HelmResult> {
   });
 }
 
+/** The chart's minimum (Chart.yaml kubeVersion); helm template assumes v1.20 unless told. */
+export const KUBE_VERSION = '1.28.0';
+
 export interface RenderOptions {
   /** Values files (-f). */
   values?: string[];
   /** --set key=value pairs. */
   set?: string[];
+  /** --kube-version; KUBE_VERSION unless given. */
+  kubeVersion?: string;
 }
 
 function templateArgs(opts: RenderOptions): string[] {
@@ -48,6 +53,8 @@ function templateArgs(opts: RenderOptions): string[] {
     CHART,
     '--namespace',
     NAMESPACE,
+    '--kube-version',
+    opts.kubeVersion ?? KUBE_VERSION,
     ...(opts.values ?? []).flatMap((f) => ['-f', f]),
     ...(opts.set ?? []).flatMap((s) => ['--set', s]),
   ];
@@ -93,6 +100,10 @@ export interface Webhook {
   namespaceSelector: unknown;
   objectSelector: unknown;
   matchConditions?: { name: string; expression: string }[];
+}
+
+export interface Annotated extends K8sObject {
+  metadata: Meta & { annotations: Record<string, string> };
 }
 
 export interface WebhookConfiguration extends K8sObject {
@@ -162,8 +173,18 @@ export interface DataObject extends K8sObject {
   data: Record<string, string>;
 }
 
+const isHook = (o: K8sObject) => o.metadata.annotations?.['helm.sh/hook'] !== undefined;
+
 export class Rendered {
-  constructor(readonly objects: K8sObject[]) {}
+  /** The release's objects: what Helm installs and tracks. */
+  readonly objects: K8sObject[];
+  /** Hook objects (helm.sh/hook), which Helm creates only at their event. */
+  readonly hooks: K8sObject[];
+
+  constructor(all: K8sObject[]) {
+    this.objects = all.filter((o) => !isHook(o));
+    this.hooks = all.filter(isHook);
+  }
 
   all<T extends K8sObject = K8sObject>(kind: string): T[] {
     return this.objects.filter((o) => o.kind === kind) as T[];
@@ -173,6 +194,13 @@ export class Rendered {
   one<T extends K8sObject = K8sObject>(kind: string, name?: string): T {
     const found = this.all<T>(kind).filter((o) => name === undefined || o.metadata.name === name);
     if (found.length !== 1) throw new Error(`expected one ${kind}${name ? ` ${name}` : ''}, rendered ${found.length}`);
+    return found[0]!;
+  }
+
+  /** The one hook object of `kind`. */
+  hook<T extends K8sObject = K8sObject>(kind: string): T {
+    const found = this.hooks.filter((o) => o.kind === kind) as T[];
+    if (found.length !== 1) throw new Error(`expected one ${kind} hook, rendered ${found.length}`);
     return found[0]!;
   }
 }

@@ -111,3 +111,107 @@ annotations:
 {{- define "version-policy.probePort" -}}
 {{- dig "server" "probePort" 0 .Values.config | int }}
 {{- end }}
+
+{{/*
+The chart's matchConditions (CEL; Kubernetes >= 1.28), then the operator's. All must be true for a
+request to reach the webhook. A field read without has() is an evaluation error, and an error
+under failurePolicy Fail rejects the write: every optional field below is guarded.
+Argument: dict "root" $ "shoots" bool (whether this webhook sees Shoots).
+*/}}
+{{- define "version-policy.matchConditions" -}}
+{{- $w := .root.Values.webhook }}
+{{- $conditions := list }}
+{{- with $w.exemptUsernames }}
+{{- $conditions = append $conditions (dict "name" "exempt-gardener-users" "expression" (printf "!has(request.userInfo.username) || !(request.userInfo.username in %s)" (toJson .))) }}
+{{- end }}
+{{- with $w.exemptGroups }}
+{{- $conditions = append $conditions (dict "name" "exempt-gardener-groups" "expression" (printf "!has(request.userInfo.groups) || !request.userInfo.groups.exists(g, g in %s)" (toJson .))) }}
+{{- end }}
+{{- if and .shoots $w.skipUnjudgedShootUpdates }}
+{{- $conditions = append $conditions (dict "name" "shoot-update-changes-judged-fields" "expression" (include "version-policy.shootJudgedFieldsChanged" .root)) }}
+{{- end }}
+{{- $conditions = concat $conditions ($w.matchConditions | default list) }}
+{{- if gt (len $conditions) 64 }}
+{{- fail (printf "webhook.matchConditions: %d conditions with the chart's own; the API allows 64 per webhook" (len $conditions)) }}
+{{- end }}
+{{- $names := list }}
+{{- range $conditions }}
+{{- if has .name $names }}
+{{- fail (printf "webhook.matchConditions: the name %q is used twice (the chart's own: exempt-gardener-users, exempt-gardener-groups, shoot-update-changes-judged-fields)" .name) }}
+{{- end }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- toJson $conditions }}
+{{- end }}
+
+{{/*
+True unless the request is a Shoot UPDATE that leaves every field the Shoot rules judge as it was:
+the control-plane version, the profile reference (cloudProfileName and cloudProfile), and per
+worker, in order, its name, Kubernetes version and machine image name and version (so adding,
+removing or renaming a worker counts). Metadata, status and everything else in spec do not.
+Cost: linear in the number of workers, one pass over each object.
+*/}}
+{{- define "version-policy.shootJudgedFieldsChanged" -}}
+{{- $shoot := "(has(SHOOT.spec.kubernetes) && has(SHOOT.spec.kubernetes.version) ? SHOOT.spec.kubernetes.version : '') + '|' + (has(SHOOT.spec.cloudProfileName) ? SHOOT.spec.cloudProfileName : '') + '|' + (has(SHOOT.spec.cloudProfile) && has(SHOOT.spec.cloudProfile.kind) ? SHOOT.spec.cloudProfile.kind : '') + '/' + (has(SHOOT.spec.cloudProfile) && has(SHOOT.spec.cloudProfile.name) ? SHOOT.spec.cloudProfile.name : '')" }}
+{{- $workers := "(has(SHOOT.spec.provider) && has(SHOOT.spec.provider.workers) ? SHOOT.spec.provider.workers : []).map(w, (has(w.name) ? w.name : '') + '|' + (has(w.kubernetes) && has(w.kubernetes.version) ? w.kubernetes.version : '') + '|' + (has(w.machine) && has(w.machine.image) && has(w.machine.image.name) ? w.machine.image.name : '') + '|' + (has(w.machine) && has(w.machine.image) && has(w.machine.image.version) ? w.machine.image.version : ''))" }}
+{{- printf "request.resource.resource != 'shoots' || request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || %s != %s || %s != %s" (replace "SHOOT." "object." $shoot) (replace "SHOOT." "oldObject." $shoot) (replace "SHOOT." "object." $workers) (replace "SHOOT." "oldObject." $workers) }}
+{{- end }}
+
+{{/* Egress to DNS and the API server, shared by the webhook's and the uninstall hook's NetworkPolicy. */}}
+{{- define "version-policy.egressRules" -}}
+{{- $api := .Values.networkPolicy.egress.apiServer }}
+{{- if and $api.serviceIPs (not $api.endpointIPs) }}
+{{- fail "networkPolicy.egress.apiServer: serviceIPs without endpointIPs. Most CNIs enforce policy after DNAT, where the kubernetes Service's IP is already replaced by an endpoint's: set endpointIPs to the addresses of `kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes` (docs/operations/network-policy.md)" }}
+{{- end }}
+- ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+{{- if or $api.serviceIPs $api.endpointIPs }}
+{{- with $api.serviceIPs }}
+# The kubernetes Service's IP, for CNIs that enforce policy before DNAT.
+- to:
+    {{- range . }}
+    - ipBlock:
+        cidr: {{ include "version-policy.cidr" . }}
+    {{- end }}
+  ports:
+    {{- range $api.servicePorts }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+{{- end }}
+# The API server's own addresses, for CNIs that enforce policy after DNAT.
+- to:
+    {{- range $api.endpointIPs }}
+    - ipBlock:
+        cidr: {{ include "version-policy.cidr" . }}
+    {{- end }}
+  ports:
+    {{- range $api.endpointPorts }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+{{- else }}
+# No addresses given: any destination on the API server's ports.
+- ports:
+    {{- range (concat $api.servicePorts $api.endpointPorts | uniq) }}
+    - port: {{ . }}
+      protocol: TCP
+    {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* An address as a CIDR: a bare IP becomes a /32 (IPv4) or /128 (IPv6). */}}
+{{- define "version-policy.cidr" -}}
+{{- if contains "/" . }}{{ . }}{{ else if contains ":" . }}{{ . }}/128{{ else }}{{ . }}/32{{ end }}
+{{- end }}
+
+{{/* The uninstall hook's labels: not the selector labels, so neither the Service nor the PDB selects its pod. */}}
+{{- define "version-policy.uninstallHookLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-uninstall" (include "version-policy.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: uninstall-hook
+{{- end }}
