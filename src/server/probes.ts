@@ -7,6 +7,8 @@ import type { ClusterState } from '../cluster/state.js';
 export class Readiness {
   tlsLoaded = false;
   shuttingDown = false;
+  /** Further conditions, each giving why not ready or undefined (e.g. the certificate source's). */
+  readonly conditions: Array<() => string | undefined> = [];
 
   constructor(private readonly state: ClusterState) {}
 
@@ -16,6 +18,10 @@ export class Readiness {
     if (this.shuttingDown) out.push('shutting down');
     if (!this.tlsLoaded) out.push('serving certificate not loaded');
     if (!this.state.synced) out.push('cluster state not synced');
+    for (const condition of this.conditions) {
+      const why = condition();
+      if (why) out.push(why);
+    }
     return out;
   }
 
