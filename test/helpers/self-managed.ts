@@ -48,9 +48,14 @@ export function webhookConfiguration(kind: ConfigKind, caBundlePem?: string): St
   };
 }
 
+/** The Secret as the chart renders it: no data. */
+export function emptySecret(): StoredObject {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': 'version-policy' } }, type: 'Opaque' };
+}
+
 /** The empty Secret and both configurations, as the chart renders them. */
 export function installCluster(fake: FakeApiServer, legacyCABundle?: string): void {
-  fake.objects.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': 'version-policy' } }, type: 'Opaque' });
+  fake.objects.put(emptySecret());
   fake.objects.put(webhookConfiguration('ValidatingWebhookConfiguration', legacyCABundle));
   fake.objects.put(webhookConfiguration('MutatingWebhookConfiguration', legacyCABundle));
 }
