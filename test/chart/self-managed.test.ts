@@ -120,18 +120,51 @@ t.test('values.schema.json checks certs.selfManaged and certs.alerts', async (t)
   t.match(await renderError({ set: ['certs.alerts.servingWarningDays=0'] }), /certs\.alerts\.servingWarningDays/);
 });
 
-t.test('the certificate-expiry alerts render as PrometheusRule rules on the metric the server exports', async (t) => {
-  // The PrometheusRule template is another part of the chart; a copy of the chart with a minimal one
-  // renders the named template the way it will be included.
-  const dir = await mkdtemp(join(tmpdir(), 'vp-alerts-'));
+/** Renders `template` added to a copy of the chart: how a named template is exercised on its own. */
+async function renderWith(t: { teardown(fn: () => unknown): void }, template: string, set: string[] = []) {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-chart-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const chart = join(dir, 'version-policy');
   await cp(CHART, chart, { recursive: true });
-  await writeFile(
-    join(chart, 'templates/zz-alerts-test.yaml'),
-    'apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: alerts\nspec:\n  groups:\n    - name: certificates\n      rules:\n        {{- include "version-policy.alerts.certificates" . | nindent 8 }}\n',
+  await writeFile(join(chart, 'templates/zz-test.yaml'), template);
+  return helm(['template', RELEASE, chart, '--namespace', NAMESPACE, ...set.flatMap((s) => ['--set', s]), '--show-only', 'templates/zz-test.yaml']);
+}
+
+t.test('the live caBundle is read from the entry of the same name, and is empty when there is none', async (t) => {
+  // `lookup` answers nothing under helm template (there is no cluster), so the helper that reads its
+  // answer is given a configuration as the API returns it.
+  const live = JSON.stringify({
+    kind: 'ValidatingWebhookConfiguration',
+    webhooks: [
+      { name: 'other.example.com', clientConfig: { caBundle: 'T1RIRVI=' } },
+      { name: 'validate.version-policy.gardener.cloud', clientConfig: { caBundle: 'T1VSUw==' } },
+      { name: 'no-bundle.example.com', clientConfig: {} },
+    ],
+  });
+  const res = await renderWith(
+    t,
+    [
+      `{{- $live := \`${live}\` | fromJson }}`,
+      'ours: {{ include "version-policy.caBundleOf" (dict "object" $live "webhook" "validate.version-policy.gardener.cloud") | quote }}',
+      'withoutBundle: {{ include "version-policy.caBundleOf" (dict "object" $live "webhook" "no-bundle.example.com") | quote }}',
+      'absentEntry: {{ include "version-policy.caBundleOf" (dict "object" $live "webhook" "mutate.version-policy.gardener.cloud") | quote }}',
+      'absentObject: {{ include "version-policy.caBundleOf" (dict "object" dict "webhook" "validate.version-policy.gardener.cloud") | quote }}',
+      'viaLookup: {{ include "version-policy.liveCABundle" (dict "root" $ "kind" "ValidatingWebhookConfiguration" "webhook" "validate.version-policy.gardener.cloud") | quote }}',
+      '',
+    ].join('\n'),
   );
-  const res = await helm(['template', RELEASE, chart, '--namespace', NAMESPACE, '--set', 'certs.alerts.servingWarningDays=21', '--show-only', 'templates/zz-alerts-test.yaml']);
+  t.equal(res.code, 0, res.stderr);
+  t.same(parseYaml(res.stdout.replace(/^---\n# Source.*\n/, '')), { ours: 'T1VSUw==', withoutBundle: '', absentEntry: '', absentObject: '', viaLookup: '' });
+});
+
+t.test('the certificate-expiry alerts render as PrometheusRule rules on the metric the server exports', async (t) => {
+  // The PrometheusRule template is another part of the chart; a minimal one renders the named
+  // template the way it will be included.
+  const res = await renderWith(
+    t,
+    'apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  name: alerts\nspec:\n  groups:\n    - name: certificates\n      rules:\n        {{- include "version-policy.alerts.certificates" . | nindent 8 }}\n',
+    ['certs.alerts.servingWarningDays=21'],
+  );
   t.equal(res.code, 0, res.stderr);
   const rule = parseAllDocuments(res.stdout)[0]!.toJS() as { spec: { groups: { rules: { alert: string; expr: string; labels: { severity: string } }[] }[] } };
   const rules = rule.spec.groups[0]!.rules;

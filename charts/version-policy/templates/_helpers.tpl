@@ -79,7 +79,12 @@ output is the same on every render. Takes (dict "root" $ "kind" <Kind> "webhook"
 */}}
 {{- define "version-policy.liveCABundle" -}}
 {{- $live := lookup "admissionregistration.k8s.io/v1" .kind "" (include "version-policy.fullname" .root) | default dict }}
-{{- range (dig "webhooks" list $live) }}
+{{- include "version-policy.caBundleOf" (dict "object" $live "webhook" .webhook) }}
+{{- end }}
+
+{{/* The caBundle of the entry named .webhook in the webhook configuration .object; empty if none. */}}
+{{- define "version-policy.caBundleOf" -}}
+{{- range (dig "webhooks" list .object) }}
 {{- if eq (dig "name" "" .) $.webhook }}{{ dig "clientConfig" "caBundle" "" . }}{{ end }}
 {{- end }}
 {{- end }}
