@@ -149,6 +149,10 @@ export class SelfManagedCertificateSource implements CertificateSource {
         }
         logger.info({ changes, secret: `${objects.namespace}/${objects.secretName}` }, 'certificate Secret updated');
       }
+      // Serve what the plan allows before publishing: a bundle that drops the CA served until now must
+      // not reach kube-apiserver while this replica still serves it.
+      this.state = state;
+      this.adopt(state, now);
       const wasEmpty = observed.every((o) => (o.config.webhooks ?? []).every((e) => !e.clientConfig?.caBundle));
       const everywhere = await this.publish(observed, b64(bundlePem(state)));
       this.observed = observed;
@@ -164,12 +168,9 @@ export class SelfManagedCertificateSource implements CertificateSource {
             throw err;
           }
           this.state = settled;
-          this.adopt(settled, now);
-          return;
+          this.adopt(settled, Date.now());
         }
       }
-      this.state = state;
-      this.adopt(state, now);
       return;
     }
   }
