@@ -506,10 +506,16 @@ export class CoreObjects {
   /** Every write (POST, PUT, PATCH) with its answer. */
   readonly writes: WriteRecord[] = [];
   private readonly store = new Map<string, StoredObject>();
+  private readonly writeListeners: ((w: WriteRecord) => void)[] = [];
   private conflicts = 0;
   private uid = 0;
 
   constructor(private readonly nextResourceVersion: () => string) {}
+
+  /** Calls `listener` as each write is applied, before it is answered: what the cluster held at that instant. */
+  onWrite(listener: (w: WriteRecord) => void): void {
+    this.writeListeners.push(listener);
+  }
 
   /** Creates or replaces an object as a test fixture (no preconditions); returns the stored copy. */
   put(obj: StoredObject): StoredObject {
@@ -554,7 +560,11 @@ export class CoreObjects {
     req.on('end', () => {
       const route = this.route(path) as CoreRoute;
       const answer = this.answer(req.method ?? '', req.headers['content-type'] ?? '', route, Buffer.concat(chunks).toString('utf8'));
-      if (req.method !== 'GET') this.writes.push({ method: req.method ?? '', path, status: answer.code, at: Date.now(), ...(answer.code < 300 ? { object: answer.body as StoredObject } : {}) });
+      if (req.method !== 'GET') {
+        const record: WriteRecord = { method: req.method ?? '', path, status: answer.code, at: Date.now(), ...(answer.code < 300 ? { object: answer.body as StoredObject } : {}) };
+        this.writes.push(record);
+        for (const listener of this.writeListeners) listener(record);
+      }
       res.writeHead(answer.code, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(answer.body));
     });

@@ -260,7 +260,10 @@ function post(port: number, path: string, ca: string, body: string): Promise<{ s
         servername: SERVER_NAME,
         ca: ca || 'no caBundle published',
         agent: false,
-        timeout: 5000,
+        // Generous: this one process hosts the fake, the replicas, the old pod and the clients, and a
+        // busy machine can starve it for seconds. What is tested is trust, and a TLS failure is
+        // immediate, never a timeout.
+        timeout: 15_000,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
       (res) => {

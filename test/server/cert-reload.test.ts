@@ -100,7 +100,10 @@ t.test('a truncated certificate file is ignored and reported once, however often
   t.teardown(s.close);
   const before = s.source.current().fingerprint256;
   const pair = await s.authority.issue();
-  await writeFile(s.certFile, pair.certPem.slice(0, pair.certPem.length / 2));
+  // Written aside and renamed: an in-place write can be polled while still empty, which is a second,
+  // different broken file.
+  await writeFile(join(s.dir, 'tls.crt.new'), pair.certPem.slice(0, pair.certPem.length / 2));
+  await rename(join(s.dir, 'tls.crt.new'), s.certFile);
   t.ok(await eventually(async () => (await reloads(s, 'failure')) === 1));
   await sleep(300);
   t.equal(await reloads(s, 'failure'), 1, 'a broken file is one failure, not one per poll');

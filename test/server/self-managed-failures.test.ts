@@ -1,12 +1,13 @@
 // The self-managed source when its peers are missing or changed behind its back: it keeps serving,
 // says why it is not ready, and recovers on its own. Real server, fake API server.
+import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import t from 'tap';
-import { DATA_KEYS, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
-import { createCertificateAuthority } from '../../src/server/tls/self-signed.js';
+import { DATA_KEYS, encodeState, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
+import { createCertificateAuthority, issueCertificate } from '../../src/server/tls/self-signed.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
-import { CONFIGURATION, NAMESPACE, SECRET, emptySecret, installCluster, publishedBundle, selfManagedConfig, startReplica, webhookConfiguration } from '../helpers/self-managed.js';
+import { CONFIGURATION, NAMESPACE, SECRET, SERVICE, emptySecret, installCluster, publishedBundle, selfManagedConfig, startReplica, webhookConfiguration } from '../helpers/self-managed.js';
 import { until } from '../helpers/until.js';
 
 /** GET /readyz → [status, body], and the certificate served. */
@@ -95,4 +96,35 @@ t.test('a caBundle overwritten behind its back (a helm rollback, a hand edit) is
   await until('published again', () => publishedBundle(fake, 'MutatingWebhookConfiguration') === ours, 8000, 20);
   t.equal(publishedBundle(fake, 'ValidatingWebhookConfiguration'), ours, 'the other one was left as it was');
   t.equal((await readyz(replica.port)).status, 200);
+});
+
+t.test('a pass that drops the served CA from the bundle switches what it serves before it publishes', async (t) => {
+  // The state a slow takeover reaches: the new CA settled longer than the overlap ago, while this
+  // replica still serves the old one. One pass must both retire the old CA and switch; the
+  // smaller bundle may reach kube-apiserver only once the new certificate is served.
+  const fake = await FakeApiServer.start();
+  t.teardown(() => fake.close());
+  installCluster(fake);
+  const replica = await startReplica(selfManagedConfig(fake, { propagationDelay: '1s', overlap: '1s' }));
+  t.teardown(() => replica.close());
+  await until('ready', async () => (await readyz(replica.port)).status === 200, 8000, 50);
+  const oldCA = caInSecret(fake);
+  const now = Date.now();
+  const next = await createCertificateAuthority('next CA', 1);
+  const hosts = [SERVICE, `${SERVICE}.${NAMESPACE}`, `${SERVICE}.${NAMESPACE}.svc`, `${SERVICE}.${NAMESPACE}.svc.cluster.local`];
+  const serving = await issueCertificate(next, { hosts, days: 1 });
+  const state = { active: { certPem: next.certPem, keyPem: next.keyPem }, serving, bundle: [next.certPem, oldCA], activeSince: now - 5000, settled: { [fingerprint(next.certPem)]: now - 5000, [fingerprint(oldCA)]: now - 10_000 } };
+  const newLeaf = new X509Certificate(serving.certPem).fingerprint256;
+  const shrinking: boolean[] = [];
+  fake.objects.onWrite((w) => {
+    const entry = (w.object as { webhooks?: { clientConfig?: { caBundle?: string } }[] } | undefined)?.webhooks?.[0];
+    if (!entry || w.method !== 'PATCH') return;
+    const bundle = splitBundle(Buffer.from(entry.clientConfig?.caBundle ?? '', 'base64').toString());
+    if (!bundle.some((ca) => fingerprint(ca) === fingerprint(oldCA))) {
+      shrinking.push(replica.logs.some((l) => l.msg === 'serving certificate reloaded' && l.fingerprint256 === newLeaf));
+    }
+  });
+  fake.objects.put({ ...emptySecret(), data: encodeState(state) });
+  await until('the old CA leaves both configurations', () => shrinking.length === 2, 8000, 20);
+  t.same(shrinking, [true, true], 'each configuration lost the old CA only after the new certificate was served');
 });

@@ -57,6 +57,9 @@ t.test('two replicas take over from the old chart mode, converge on one Secret, 
   installCluster(fake, legacyCA.certPem);
   fake.objects.conflictNextWrites(1);
 
+  // The old pod shares this process with the replicas; loading the Kubernetes client blocks the event
+  // loop for seconds on a busy machine, which a real pod in its own process would not feel. Load it first.
+  await import('../../src/server/tls/self-managed-source.js');
   const clients = [new ApiserverClient(fake, 0), new ApiserverClient(fake, 500)];
   for (const c of clients) {
     c.add({ name: 'old', port: old.port, alwaysReady: true });
