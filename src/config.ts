@@ -18,6 +18,25 @@ export interface LifecycleDefaultingConfig {
   adoptionNotice: string;
 }
 
+/** server.tls.selfManaged: the server's own CA, kept in a Secret (src/server/tls/self-managed-source.ts). */
+export interface SelfManagedConfig {
+  enabled: boolean;
+  /** '' = the namespace of the pod's service account. */
+  namespace: string;
+  secretName: string;
+  /** The Service kube-apiserver calls; the serving certificate covers its in-cluster DNS names. */
+  serviceName: string;
+  /** '' = none of that kind. */
+  validatingWebhookConfiguration: string;
+  mutatingWebhookConfiguration: string;
+  caValidity: string;
+  caRenewBefore: string;
+  servingValidity: string;
+  servingRenewBefore: string;
+  propagationDelay: string;
+  overlap: string;
+}
+
 export interface Config {
   featureGates: { VersionClassificationLifecycle: boolean };
   rules: Record<RuleId, { enabled: boolean }>;
@@ -26,7 +45,7 @@ export interface Config {
   server: {
     host: string;
     port: number;
-    tls: { certFile: string; keyFile: string; clientCAFile: string };
+    tls: { certFile: string; keyFile: string; clientCAFile: string; selfManaged: SelfManagedConfig };
     /** Two objects at etcd's 1.5 MiB request limit, plus the AdmissionReview envelope, fit in 7 MiB. */
     bodyLimitBytes: number;
     /** Plain-HTTP port for /healthz, /readyz and /metrics; 0 = off. */
@@ -78,6 +97,29 @@ export interface Config {
 }
 
 const duration = { type: 'string', pattern: DURATION_PATTERN } as const;
+const k8sName = { type: 'string', pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 } as const;
+const k8sNameOrEmpty = { type: 'string', pattern: '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$', maxLength: 253 } as const;
+
+// The durations' derivations are beside their use, in src/server/tls/self-managed-options.ts.
+const selfManagedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    enabled: { type: 'boolean', default: false },
+    namespace: { ...k8sNameOrEmpty, default: '' },
+    secretName: { ...k8sName, default: 'version-policy-certs' },
+    serviceName: { ...k8sName, default: 'version-policy' },
+    validatingWebhookConfiguration: { ...k8sNameOrEmpty, default: 'version-policy' },
+    mutatingWebhookConfiguration: { ...k8sNameOrEmpty, default: 'version-policy' },
+    caValidity: { ...duration, default: '8760h' },
+    caRenewBefore: { ...duration, default: '2160h' },
+    servingValidity: { ...duration, default: '2160h' },
+    servingRenewBefore: { ...duration, default: '720h' },
+    propagationDelay: { ...duration, default: '60s' },
+    overlap: { ...duration, default: '24h' },
+  },
+} as const;
 
 export const configSchema = {
   $id: 'https://gardener-version-policy/config.json',
@@ -151,6 +193,7 @@ export const configSchema = {
             certFile: { type: 'string', default: '' },
             keyFile: { type: 'string', default: '' },
             clientCAFile: { type: 'string', default: '' },
+            selfManaged: selfManagedSchema,
           },
         },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 7340032 },

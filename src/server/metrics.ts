@@ -20,6 +20,7 @@ export interface WebhookMetrics {
   requests: Counter<'webhook' | 'code'>;
   denials: Counter<'rule'>;
   certificateReloads: Counter<'result'>;
+  certificateExpiry: Gauge<'certificate'>;
   inFlight: Gauge<'webhook'>;
   droppedConnections: Counter<'server'>;
   eventLoopMaxDelay: Histogram;
@@ -53,6 +54,12 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
       name: 'version_policy_certificate_reloads_total',
       help: 'Attempts to load changed serving certificate files; failure keeps the last good pair.',
       labelNames: ['result'],
+      registers,
+    }),
+    certificateExpiry: new Gauge({
+      name: 'version_policy_certificate_expiry_timestamp_seconds',
+      help: 'When the served certificate ("serving") and, for the self-managed source, its signing CA ("ca") expire, in Unix seconds.',
+      labelNames: ['certificate'],
       registers,
     }),
     inFlight: new Gauge({

@@ -15,6 +15,8 @@ export class Readiness {
    * to wait out.
    */
   waitsForState = true;
+  /** Further conditions, each giving why not ready or undefined (e.g. the certificate source's). */
+  readonly conditions: Array<() => string | undefined> = [];
 
   constructor(private readonly state: ClusterState) {}
 
@@ -26,6 +28,10 @@ export class Readiness {
     if (this.waitsForState && !this.state.synced) {
       const why = this.state.notReadyReason;
       out.push(why ? `cluster state not synced: ${why}` : 'cluster state not synced');
+    }
+    for (const condition of this.conditions) {
+      const why = condition();
+      if (why) out.push(why);
     }
     return out;
   }

@@ -9,7 +9,9 @@ import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { buildProbeServer, buildServer, urlOf } from './app.js';
 import { createMetrics, type WebhookMetrics } from './metrics.js';
+import type { CertificateSource } from './tls/certificate-source.js';
 import { writeDevCertificates } from './tls/dev-certificates.js';
+import { trackCertificateExpiry } from './tls/expiry-metric.js';
 import { FileCertificateSource } from './tls/file-source.js';
 
 export interface RunOptions {
@@ -116,8 +118,14 @@ function logMode(config: Config, source: string, logger: Logger): void {
   );
 }
 
-async function openCertificates(opts: RunOptions): Promise<{ source: FileCertificateSource; devCA?: string }> {
+async function openCertificates(opts: RunOptions): Promise<{ source: CertificateSource; devCA?: string }> {
   const { tls, certReloadIntervalSeconds } = opts.config.server;
+  if (tls.selfManaged.enabled) {
+    if (tls.certFile || tls.keyFile || tls.clientCAFile) throw new ConfigError('server.tls: selfManaged.enabled excludes certFile, keyFile and clientCAFile; use one or the other');
+    // Loaded only here: the X.509 library and the Kubernetes client.
+    const { openSelfManagedSource } = await import('./tls/self-managed-source.js');
+    return { source: await openSelfManagedSource(opts.config, opts.logger.child({ component: 'certificates' })) };
+  }
   if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) throw new ConfigError('server.tls: certFile and keyFile go together; set both, or neither for a self-signed dev certificate');
   const pollIntervalMs = certReloadIntervalSeconds * 1000;
   const clientCAFile = tls.clientCAFile || undefined;
@@ -144,6 +152,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const { source, devCA } = certificates;
   const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0 });
   server.readiness.waitsForState = cluster.readinessWaits;
+  trackCertificateExpiry(metrics.certificateExpiry, source);
+  if (source.notReadyReason) server.readiness.conditions.push(() => source.notReadyReason?.());
   const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now } } : {};
   const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server, ...pages }) : undefined;
 

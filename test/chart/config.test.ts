@@ -44,7 +44,8 @@ for (const values of [undefined, ...CI_VALUES]) {
     const config = resolveConfig(raw, 'ConfigMap config.yaml');
     t.equal(config.server.host, '0.0.0.0', 'listens on the pod IP, not loopback');
     t.equal(config.server.port, 9443);
-    t.match(config.server.tls, { certFile: /tls\.crt$/, keyFile: /tls\.key$/ });
+    if (config.server.tls.selfManaged.enabled) t.match(config.server.tls, { certFile: '', keyFile: '' }, 'selfManaged: no certificate files');
+    else t.match(config.server.tls, { certFile: /tls\.crt$/, keyFile: /tls\.key$/ });
     t.equal(config.cluster.enabled, true, 'in-cluster informers');
     const ports = r.one<Deployment>('Deployment').spec.template.spec.containers[0]!.ports;
     t.equal(ports.find((p) => p.name === 'probes')?.containerPort ?? 0, config.server.probePort, 'the probe port the pod declares');

@@ -93,8 +93,8 @@ t.test('the grace period outlasts the shutdown delay and the drain, and the char
   t.match(await renderError({ set: ['config.server.shutdownDelaySeconds=30'] }), /terminationGracePeriodSeconds \(40\) must be at least/, 'a longer delay alone is refused too');
 });
 
-t.test('the certificate Secret is mounted as a directory, the config from the ConfigMap', async (t) => {
-  const r = await defaults;
+t.test('the certificate Secret is mounted as a directory (modes with files), the config from the ConfigMap', async (t) => {
+  const r = await render({ values: [join(ROOT, 'charts/version-policy/ci/cert-manager-values.yaml')] });
   const { pod, container } = podOf(r.one<Deployment>('Deployment'));
   for (const m of container.volumeMounts) t.notOk(m.subPath, `${m.name} is not a subPath mount (a subPath never sees rotation)`);
   const tls = pod.volumes.find((v) => v.name === 'tls');

@@ -6,7 +6,7 @@ const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'Validating
 
 t.test('ci/ holds an example for every certificate mode', async (t) => {
   const names = CI_VALUES.map((f) => basename(f));
-  for (const mode of ['self-signed', 'cert-manager', 'provided']) t.ok(names.some((n) => n.startsWith(mode)), `${mode} example present`);
+  for (const mode of ['self-managed', 'cert-manager', 'provided']) t.ok(names.some((n) => n.startsWith(mode)), `${mode} example present`);
 });
 
 for (const values of [undefined, ...CI_VALUES]) {

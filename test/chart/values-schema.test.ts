@@ -4,7 +4,7 @@ import { renderError } from '../helpers/helm.js';
 const SCHEMA_ERROR = /values don't meet the specifications of the schema/;
 
 const refused: [string, string[], RegExp][] = [
-  ['an unknown certs.mode', ['certs.mode=vault'], /certs\.mode must be one of the following: "selfSigned", "certManager", "provided"/],
+  ['an unknown certs.mode', ['certs.mode=vault'], /certs\.mode must be one of the following: "selfManaged", "certManager", "provided", "selfSigned"/],
   ['a CPU limit', ['resources.limits.cpu=1'], /resources\.limits: Additional property cpu is not allowed/],
   ['an unknown top-level key', ['replicas=3'], /Additional property replicas is not allowed/],
   ['a failurePolicy the API does not know', ['webhook.failurePolicy=Never'], /webhook\.failurePolicy/],

@@ -1,8 +1,7 @@
-import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { join } from 'node:path';
 import t from 'tap';
 import { CHART, NAMESPACE, RELEASE, render } from '../helpers/helm.js';
-import type { DataObject, Deployment, K8sObject, Rendered, Service, WebhookConfiguration } from '../helpers/helm.js';
+import type { Deployment, K8sObject, Rendered, Service, WebhookConfiguration } from '../helpers/helm.js';
 
 // One render of the default values, shared by the tests that only read it.
 const defaults = render();
@@ -94,24 +93,12 @@ function tlsSecretOf(r: Rendered): string {
   return volume.secret.secretName;
 }
 
-const decode = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8');
-
-t.test('selfSigned: the caBundle is the CA in the rendered Secret, and that CA signed the serving certificate', async (t) => {
-  const r = await render({ set: ['certs.mode=selfSigned'] });
-  const secret = r.one<DataObject>('Secret');
-  t.equal(secret.metadata.name, tlsSecretOf(r), 'the pod mounts the generated Secret');
-  const caPem = decode(secret.data['ca.crt']!);
+t.test('selfManaged (the default): no caBundle and no annotation; the server publishes the caBundle', async (t) => {
+  const r = await defaults;
   for (const config of bothConfigurations(r)) {
-    t.equal(config.webhooks[0]?.clientConfig.caBundle, secret.data['ca.crt'], `${config.kind} trusts the generated CA`);
+    t.notOk(config.webhooks[0]?.clientConfig.caBundle, `${config.kind}: nothing generated at render time`);
     t.notOk(config.metadata.annotations?.['cert-manager.io/inject-ca-from']);
   }
-  const ca = new X509Certificate(caPem);
-  const leaf = new X509Certificate(decode(secret.data['tls.crt']!));
-  t.ok(ca.ca, 'ca.crt is a CA');
-  t.ok(leaf.verify(ca.publicKey), 'tls.crt is signed by ca.crt');
-  t.ok(leaf.checkPrivateKey(createPrivateKey(decode(secret.data['tls.key']!))), 'tls.key belongs to tls.crt');
-  const service = r.one<Service>('Service').metadata.name;
-  t.equal(leaf.checkHost(`${service}.${NAMESPACE}.svc`), `${service}.${NAMESPACE}.svc`, 'valid for the name the kube-apiserver dials');
   t.notOk(r.all('Certificate').length, 'no cert-manager objects');
 });
 

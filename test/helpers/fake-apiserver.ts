@@ -21,14 +21,20 @@
 // peer that died without closing) and resume.
 // Bookmarks: kube-apiserver's watch cache sends one about every minute to a watch that allows
 // them; here only on `bookmark()`, or every `bookmarkIntervalMs` when set.
-// Apart from that: GET and DELETE of admissionregistration.k8s.io/v1 webhook configurations
-// (`webhookConfigurations`, at the end of this file), for the uninstall hook.
+// Apart from that, two small stores at the end of this file, each used by its own tests:
+// `webhookConfigurations` (GET and DELETE of admissionregistration.k8s.io/v1 webhook
+// configurations, for the uninstall hook) and `objects` (Secrets and webhook configurations for
+// the self-managed certificate source: GET, POST (Secrets), PUT with resourceVersion
+// preconditions (409), PATCH (JSON Patch, 422 when a `test` fails)). A webhook-configuration
+// request goes to the first store when it is a DELETE or names one of its objects, else to the second.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import jsonpatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
 import { createDevCertificates } from '../../src/server/tls/self-signed.js';
 
 const GROUP_VERSION = 'core.gardener.cloud/v1beta1';
@@ -112,6 +118,8 @@ export class FakeApiServer {
   /** admissionregistration.k8s.io/v1 webhook configurations (GET and DELETE by name). */
   readonly webhookConfigurations = new WebhookConfigurations();
   readonly token = 'fake-apiserver-token';
+  /** Secrets and webhook configurations; they share the resourceVersion counter. */
+  readonly objects = new CoreObjects(() => String(++this.rv));
   port = 0;
   kubeconfigPath = '';
 
@@ -326,7 +334,8 @@ export class FakeApiServer {
     this.requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query, watch });
 
     if (req.headers.authorization !== `Bearer ${this.token}`) return this.fail(res, 401, 'Unauthorized', 'Unauthorized');
-    if (this.webhookConfigurations.handles(url.pathname)) return this.webhookConfigurations.handle(req.method ?? '', url.pathname, res);
+    if (this.webhookConfigurations.claims(req.method ?? '', url.pathname)) return this.webhookConfigurations.handle(req.method ?? '', url.pathname, res);
+    if (this.objects.serves(url.pathname)) return void this.objects.handle(req, res, url.pathname);
     const route = this.route(url.pathname);
     if (!route) return this.fail(res, 404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
     if (req.method !== 'GET') return this.fail(res, 405, 'MethodNotAllowed', `${req.method ?? ''} is not supported by this fake`);
@@ -516,6 +525,16 @@ export class WebhookConfigurations {
     return path.startsWith(WEBHOOK_PREFIX);
   }
 
+  /** Whether a request is this store's: a DELETE, or one that names an object or a fault of it. */
+  claims(method: string, path: string): boolean {
+    if (!this.handles(path)) return false;
+    if (method === 'DELETE') return true;
+    const [plural = '', name = ''] = path.slice(WEBHOOK_PREFIX.length).split('/');
+    const kind = WEBHOOK_KINDS[plural as keyof typeof WEBHOOK_KINDS] as WebhookConfigurationKind | undefined;
+    const decoded = decodeURIComponent(name);
+    return (kind !== undefined && this.objects.has(`${kind}/${decoded}`)) || this.faults.some((f) => !f.name || f.name === decoded);
+  }
+
   handle(method: string, path: string, res: ServerResponse): void {
     const [plural = '', name, ...rest] = path.slice(WEBHOOK_PREFIX.length).split('/');
     const kind = WEBHOOK_KINDS[plural as keyof typeof WEBHOOK_KINDS] as WebhookConfigurationKind | undefined;
@@ -545,5 +564,191 @@ export class WebhookConfigurations {
       return send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: stored.object.metadata.name, kind: plural, uid: stored.object.metadata.uid } });
     }
     send(405, status(405, 'MethodNotAllowed', `${method} is not supported by this fake`));
+  }
+}
+
+// --- Secrets and webhook configurations ----------------------------------------------------------
+// What the self-managed certificate source talks to. Each write gets the next resourceVersion of
+// the shared counter; a PUT whose metadata.resourceVersion is not the stored one is answered 409
+// Conflict, as kube-apiserver answers an optimistic-concurrency loss.
+
+export interface StoredObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; uid?: string } & Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+export interface WriteRecord {
+  method: string;
+  path: string;
+  status: number;
+  /** When it was applied (epoch ms). */
+  at: number;
+  /** The object as stored after a successful write. */
+  object?: StoredObject;
+}
+
+interface CoreRoute {
+  kind: string;
+  apiVersion: string;
+  plural: string;
+  namespace?: string;
+  name?: string;
+}
+
+const CORE_ROUTES: { pattern: RegExp; kind: string; apiVersion: string; plural: string; namespaced: boolean }[] = [
+  { pattern: /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/, kind: 'Secret', apiVersion: 'v1', plural: 'secrets', namespaced: true },
+  {
+    pattern: /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingwebhookconfigurations(?:\/([^/]+))?$/,
+    kind: 'ValidatingWebhookConfiguration',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    plural: 'validatingwebhookconfigurations',
+    namespaced: false,
+  },
+  {
+    pattern: /^\/apis\/admissionregistration\.k8s\.io\/v1\/mutatingwebhookconfigurations(?:\/([^/]+))?$/,
+    kind: 'MutatingWebhookConfiguration',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    plural: 'mutatingwebhookconfigurations',
+    namespaced: false,
+  },
+];
+
+const objectKey = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
+
+export class CoreObjects {
+  /** Every write (POST, PUT, PATCH) with its answer. */
+  readonly writes: WriteRecord[] = [];
+  private readonly store = new Map<string, StoredObject>();
+  private readonly writeListeners: ((w: WriteRecord) => void)[] = [];
+  private conflicts = 0;
+  private uid = 0;
+
+  constructor(private readonly nextResourceVersion: () => string) {}
+
+  /** Calls `listener` as each write is applied, before it is answered: what the cluster held at that instant. */
+  onWrite(listener: (w: WriteRecord) => void): void {
+    this.writeListeners.push(listener);
+  }
+
+  /** Creates or replaces an object as a test fixture (no preconditions); returns the stored copy. */
+  put(obj: StoredObject): StoredObject {
+    const o = structuredClone(obj);
+    const key = objectKey(o.kind, o.metadata.namespace, o.metadata.name);
+    o.metadata.uid = this.store.get(key)?.metadata.uid ?? `core-uid-${++this.uid}`;
+    o.metadata.resourceVersion = this.nextResourceVersion();
+    this.store.set(key, o);
+    return structuredClone(o);
+  }
+
+  get(kind: string, namespace: string | undefined, name: string): StoredObject | undefined {
+    const o = this.store.get(objectKey(kind, namespace, name));
+    return o && structuredClone(o);
+  }
+
+  /**
+   * The next `n` PUTs lose a race: another writer updates the object first (its resourceVersion
+   * moves on), so they get 409 Conflict.
+   */
+  conflictNextWrites(n = 1): void {
+    this.conflicts += n;
+  }
+
+  serves(path: string): boolean {
+    return CORE_ROUTES.some((r) => r.pattern.test(path));
+  }
+
+  private route(path: string): CoreRoute | undefined {
+    for (const r of CORE_ROUTES) {
+      const m = r.pattern.exec(path);
+      if (!m) continue;
+      const [namespace, name] = r.namespaced ? [m[1], m[2]] : [undefined, m[1]];
+      return { kind: r.kind, apiVersion: r.apiVersion, plural: r.plural, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) };
+    }
+    return undefined;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const route = this.route(path) as CoreRoute;
+      const answer = this.answer(req.method ?? '', req.headers['content-type'] ?? '', route, Buffer.concat(chunks).toString('utf8'));
+      if (req.method !== 'GET') {
+        const record: WriteRecord = { method: req.method ?? '', path, status: answer.code, at: Date.now(), ...(answer.code < 300 ? { object: answer.body as StoredObject } : {}) };
+        this.writes.push(record);
+        for (const listener of this.writeListeners) listener(record);
+      }
+      res.writeHead(answer.code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+    });
+  }
+
+  private answer(method: string, contentType: string, route: CoreRoute, text: string): { code: number; body: unknown } {
+    const key = route.name ? objectKey(route.kind, route.namespace, route.name) : '';
+    const stored = this.store.get(key);
+    const notFound = () => ({ code: 404, body: status(404, 'NotFound', `${route.plural} "${route.name ?? ''}" not found`) });
+    let body: StoredObject | Operation[];
+    if (method !== 'GET') {
+      try {
+        body = JSON.parse(text) as StoredObject | Operation[];
+      } catch {
+        return { code: 400, body: status(400, 'BadRequest', 'the request body is not JSON') };
+      }
+    }
+    switch (method) {
+      case 'GET':
+        return stored && route.name ? { code: 200, body: stored } : notFound();
+      case 'POST': {
+        const o = body! as StoredObject;
+        if (route.name || !route.namespace) return { code: 405, body: status(405, 'MethodNotAllowed', 'POST to a collection only') };
+        o.metadata.namespace = route.namespace;
+        if (this.store.has(objectKey(route.kind, route.namespace, o.metadata.name))) {
+          return { code: 409, body: status(409, 'AlreadyExists', `${route.plural} "${o.metadata.name}" already exists`) };
+        }
+        return { code: 201, body: this.store1(route, o, undefined) };
+      }
+      case 'PUT': {
+        const o = body! as StoredObject;
+        if (!stored || !route.name) return notFound();
+        if (this.conflicts > 0) {
+          this.conflicts--;
+          stored.metadata.resourceVersion = this.nextResourceVersion();
+        }
+        const rv = o.metadata?.resourceVersion;
+        if (rv !== undefined && rv !== stored.metadata.resourceVersion) {
+          return {
+            code: 409,
+            body: status(409, 'Conflict', `Operation cannot be fulfilled on ${route.plural} "${route.name}": the object has been modified; please apply your changes to the latest version and try again`),
+          };
+        }
+        const bad = Object.entries((o.data ?? {}) as Record<string, unknown>).find(([, v]) => typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v));
+        if (bad) return { code: 400, body: status(400, 'BadRequest', `data[${bad[0]}]: not base64`) };
+        return { code: 200, body: this.store1(route, o, stored) };
+      }
+      case 'PATCH': {
+        if (!stored) return notFound();
+        if (!contentType.startsWith('application/json-patch+json')) return { code: 415, body: status(415, 'UnsupportedMediaType', `this fake applies only JSON Patch, not ${contentType}`) };
+        let patched: StoredObject;
+        try {
+          patched = jsonpatch.applyPatch(structuredClone(stored), body! as Operation[], true, false).newDocument;
+        } catch (err) {
+          return { code: 422, body: status(422, 'Invalid', `the JSON patch cannot be applied: ${(err as Error).message}`) };
+        }
+        return { code: 200, body: this.store1(route, patched, stored) };
+      }
+      default:
+        return { code: 405, body: status(405, 'MethodNotAllowed', `${method} is not supported by this fake`) };
+    }
+  }
+
+  private store1(route: CoreRoute, o: StoredObject, prev: StoredObject | undefined): StoredObject {
+    o.apiVersion = route.apiVersion;
+    o.kind = route.kind;
+    o.metadata = { ...o.metadata, uid: prev?.metadata.uid ?? `core-uid-${++this.uid}`, resourceVersion: this.nextResourceVersion() };
+    if (route.namespace) o.metadata.namespace = route.namespace;
+    this.store.set(objectKey(route.kind, route.namespace, o.metadata.name), o);
+    return structuredClone(o);
   }
 }

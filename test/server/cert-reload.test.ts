@@ -1,12 +1,17 @@
 // Certificate rotation without a restart: files replaced under a running server while a client
 // keeps sending; no request fails and a new handshake sees the new certificate.
-import { rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { resolveConfig } from '../../src/config.js';
+import { createLogger } from '../../src/server/logging.js';
+import { startWebhook } from '../../src/server/run.js';
+import { issueCertificate } from '../../src/server/tls/self-signed.js';
 import { cloudProfile } from '../helpers/objects.js';
-import { authority, request, review, startServer, type ReviewReply, type TestServer } from '../helpers/server.js';
+import { authority, request, review, startServer, writeCertFiles, type ReviewReply, type TestServer } from '../helpers/server.js';
 
 const fingerprintOf = (pem: string) => new X509Certificate(pem).fingerprint256;
 
@@ -95,7 +100,10 @@ t.test('a truncated certificate file is ignored and reported once, however often
   t.teardown(s.close);
   const before = s.source.current().fingerprint256;
   const pair = await s.authority.issue();
-  await writeFile(s.certFile, pair.certPem.slice(0, pair.certPem.length / 2));
+  // Written aside and renamed: an in-place write can be polled while still empty, which is a second,
+  // different broken file.
+  await writeFile(join(s.dir, 'tls.crt.new'), pair.certPem.slice(0, pair.certPem.length / 2));
+  await rename(join(s.dir, 'tls.crt.new'), s.certFile);
   t.ok(await eventually(async () => (await reloads(s, 'failure')) === 1));
   await sleep(300);
   t.equal(await reloads(s, 'failure'), 1, 'a broken file is one failure, not one per poll');
@@ -103,4 +111,30 @@ t.test('a truncated certificate file is ignored and reported once, however often
   t.equal(res.status, 200);
   t.equal(res.fingerprint256, before, 'the last good pair keeps serving');
   t.ok(s.logs.some((l) => l.level === 'warn' && /keeping the last good pair/.test(l.msg)));
+});
+
+t.test('version_policy_certificate_expiry_timestamp_seconds follows the served certificate files (serve, file source)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'vp-expiry-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const auth = await authority();
+  const first = await auth.issue();
+  const { certFile, keyFile } = await writeCertFiles(dir, first);
+  const config = resolveConfig({ server: { host: '127.0.0.1', port: 0, certReloadIntervalSeconds: 0.1, tls: { certFile, keyFile } }, cluster: { enabled: false } });
+  const running = await startWebhook({ config, stateFiles: [], logger: createLogger('silent'), devCertDir: dir });
+  t.teardown(() => running.stop(1000));
+  const port = Number(new URL(running.url).port);
+  const gauge = async (): Promise<Record<string, number>> => {
+    const text = (await request(port, 'GET', '/metrics', undefined, { ca: auth.ca.certPem })).text;
+    return Object.fromEntries<number>([...text.matchAll(/^version_policy_certificate_expiry_timestamp_seconds\{certificate="(\w+)"\} (\S+)$/gm)].map((m) => [m[1]!, Number(m[2])] as const));
+  };
+  const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
+  t.same(await gauge(), { serving: notAfter(first.certPem) }, 'the served certificate, and no CA series: files do not say which CA signed them');
+
+  const second = await issueCertificate(auth.ca, { hosts: ['localhost', '127.0.0.1'], validityMs: 7_200_000 });
+  await writeFile(join(dir, 'tls.key.new'), second.keyPem);
+  await writeFile(join(dir, 'tls.crt.new'), second.certPem);
+  await rename(join(dir, 'tls.key.new'), keyFile);
+  await rename(join(dir, 'tls.crt.new'), certFile);
+  t.ok(await eventually(async () => (await gauge()).serving === notAfter(second.certPem)), 'a reload moves it to the new certificate');
+  t.not(notAfter(second.certPem), notAfter(first.certPem));
 });

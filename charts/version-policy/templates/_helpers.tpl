@@ -53,39 +53,55 @@ app.kubernetes.io/component: admission-webhook
 {{- end }}
 {{- end }}
 
-{{/*
-selfSigned mode: one CA and serving pair per render, shared by the Secret and both webhook
-configurations. genCA is random on every call, so the first caller stores the result on
-.Values; an existing Secret (lookup) wins, so an upgrade keeps the certificate the
-kube-apiserver already trusts. Returns JSON: {"caCert","tlsCert","tlsKey"}.
-*/}}
-{{- define "version-policy.selfSignedPair" -}}
-{{- if not (hasKey .Values "__selfSignedPair") }}
-{{- $name := include "version-policy.tlsSecretName" . }}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace $name }}
-{{- $data := dict }}
-{{- if $existing }}{{ $data = $existing.data | default dict }}{{ end }}
-{{- $pair := dict }}
-{{- if and (index $data "ca.crt") (index $data "tls.crt") (index $data "tls.key") }}
-{{- $pair = dict "caCert" (index $data "ca.crt" | b64dec) "tlsCert" (index $data "tls.crt" | b64dec) "tlsKey" (index $data "tls.key" | b64dec) }}
-{{- else }}
-{{- $days := int .Values.certs.selfSigned.validityDays }}
-{{- $ca := genCA (printf "%s CA" (include "version-policy.fullname" .)) $days }}
-{{- $dnsNames := include "version-policy.serviceDNSNames" . | fromJsonArray }}
-{{- $cert := genSignedCert (index $dnsNames 2) nil $dnsNames $days $ca }}
-{{- $pair = dict "caCert" $ca.Cert "tlsCert" $cert.Cert "tlsKey" $cert.Key }}
-{{- end }}
-{{- $_ := set .Values "__selfSignedPair" $pair }}
-{{- end }}
-{{- index .Values "__selfSignedPair" | toJson }}
+{{/* The Secret the self-managed mode keeps its CA and serving certificate in. */}}
+{{- define "version-policy.selfManagedSecretName" -}}
+{{- printf "%s-certs" (include "version-policy.fullname" .) }}
 {{- end }}
 
-{{/* The webhook clientConfig.caBundle line for the modes that set it; cert-manager injects its own. */}}
+{{/*
+certs.mode selfSigned (and its certs.selfSigned block) are gone: Helm generated that CA at render
+time, so every `helm template` (Argo CD, Flux) made a new one, and it was never rotated. An old
+values file gets this message instead of a certificate.
+*/}}
+{{- define "version-policy.checkCertMode" -}}
+{{- if or (eq .Values.certs.mode "selfSigned") (hasKey .Values.certs "selfSigned") }}
+{{- fail "certs.mode=selfSigned and certs.selfSigned were removed: Helm generated that CA at render time (a new one on every helm template, Argo CD or Flux render) and never rotated it. Use certs.mode=selfManaged (the default), where the server makes, stores and rotates its own CA and keeps the webhooks' caBundle current, and delete certs.selfSigned from your values. To upgrade without a TLS outage, follow 'Upgrading from selfSigned' in docs/operations/certificates.md." }}
+{{- end }}
+{{- end }}
+
+{{/*
+The caBundle the self-managed server last published in a webhook entry, read from the cluster.
+Carried into the manifest so that Helm's three-way merge never deletes a caBundle that an earlier
+release rendered (selfSigned, provided): a field the old manifest set and the new one lacks is
+removed, and kube-apiserver would then trust no certificate until the server published again.
+Nothing is generated: without a cluster (helm template, Argo CD) this is empty, and the rendered
+output is the same on every render. Takes (dict "root" $ "kind" <Kind> "webhook" <entry name>).
+*/}}
+{{- define "version-policy.liveCABundle" -}}
+{{- $live := lookup "admissionregistration.k8s.io/v1" .kind "" (include "version-policy.fullname" .root) | default dict }}
+{{- include "version-policy.caBundleOf" (dict "object" $live "webhook" .webhook) }}
+{{- end }}
+
+{{/* The caBundle of the entry named .webhook in the webhook configuration .object; empty if none. */}}
+{{- define "version-policy.caBundleOf" -}}
+{{- range (dig "webhooks" list .object) }}
+{{- if eq (dig "name" "" .) $.webhook }}{{ dig "clientConfig" "caBundle" "" . }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The webhook clientConfig.caBundle line for the modes that set it; cert-manager injects its own.
+Takes (dict "root" $ "kind" <Kind> "webhook" <entry name>), or the root context.
+*/}}
 {{- define "version-policy.caBundle" -}}
-{{- if eq .Values.certs.mode "selfSigned" }}
-caBundle: {{ (include "version-policy.selfSignedPair" . | fromJson).caCert | b64enc }}
-{{- else if eq .Values.certs.mode "provided" }}
-{{- $bundle := .Values.certs.provided.caBundle }}
+{{- $root := . }}
+{{- if hasKey . "root" }}{{ $root = .root }}{{ end }}
+{{- if eq $root.Values.certs.mode "selfManaged" }}
+{{- with (and (hasKey . "kind") (include "version-policy.liveCABundle" .)) }}
+caBundle: {{ . }}
+{{- end }}
+{{- else if eq $root.Values.certs.mode "provided" }}
+{{- $bundle := $root.Values.certs.provided.caBundle }}
 caBundle: {{ ternary ($bundle | b64enc) $bundle (contains "-----BEGIN" $bundle) }}
 {{- end }}
 {{- end }}
@@ -103,7 +119,13 @@ annotations:
 {{- $server := deepCopy (default dict $cfg.server) }}
 {{- $_ := set $server "host" "0.0.0.0" }}
 {{- $_ := set $server "port" 9443 }}
+{{- if eq .Values.certs.mode "selfManaged" }}
+{{- $fullname := include "version-policy.fullname" . }}
+{{- $names := dict "enabled" true "namespace" .Release.Namespace "secretName" (include "version-policy.selfManagedSecretName" .) "serviceName" $fullname "validatingWebhookConfiguration" $fullname "mutatingWebhookConfiguration" $fullname }}
+{{- $_ := set $server "tls" (dict "selfManaged" (merge $names (deepCopy (default dict .Values.certs.selfManaged)))) }}
+{{- else }}
 {{- $_ := set $server "tls" (dict "certFile" "/etc/version-policy/tls/tls.crt" "keyFile" "/etc/version-policy/tls/tls.key") }}
+{{- end }}
 {{- $_ := set $cfg "server" $server }}
 {{- toYaml $cfg }}
 {{- end }}

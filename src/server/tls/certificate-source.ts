@@ -1,7 +1,7 @@
 // Where the serving certificate comes from. The server does not care which source it is: it takes
 // the current pair at start and applies every change with setSecureContext (cert-manager's
-// "certificate source" idea). Files are the only production source; dev certificates are written
-// to files too, so both paths reload the same way.
+// "certificate source" idea). Two sources: files (cert-manager, a provided Secret, dev certificates
+// written to files), and the self-managed CA kept in a Secret through the API.
 import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 
@@ -16,6 +16,8 @@ export interface TlsMaterial {
   /** SHA-256 of the serving certificate (DER), as a handshake reports it. */
   fingerprint256: string;
   notAfter: string;
+  /** The signing CA's notAfter, when the source knows its CA (self-managed). */
+  caNotAfter?: string;
   /** Content hash of every file, to tell a real change from a touch. */
   digest: string;
 }
@@ -27,6 +29,8 @@ export interface CertificateSource {
   onChange(listener: (material: TlsMaterial) => void): void;
   /** Called when changed files could not be used; the last good pair stays. */
   onError(listener: (error: Error) => void): void;
+  /** Why kube-apiserver cannot be relied on to trust what is served yet; undefined when it can (or the source cannot tell). */
+  notReadyReason?(): string | undefined;
   close(): Promise<void>;
 }
 
