@@ -9,7 +9,7 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { selfManagedOptions } from '../../src/server/tls/self-managed-options.js';
-import { CHART, NAMESPACE, RELEASE, helm, render, renderError } from '../helpers/helm.js';
+import { CHART, KUBE_VERSION, NAMESPACE, RELEASE, helm, render, renderError } from '../helpers/helm.js';
 import type { DataObject, Deployment, K8sObject, PolicyRule, Rendered, Service, WebhookConfiguration } from '../helpers/helm.js';
 
 const SELF_MANAGED_EXAMPLE = join(CHART, 'ci/self-managed-values.yaml');
@@ -28,7 +28,7 @@ function configOf(r: Rendered) {
 
 t.test('two helm template renders are byte-identical: no certificate material is made at render time', async (t) => {
   for (const values of [[], [SELF_MANAGED_EXAMPLE]]) {
-    const args = ['template', RELEASE, CHART, '--namespace', NAMESPACE, ...values.flatMap((v) => ['-f', v])];
+    const args = ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBE_VERSION, ...values.flatMap((v) => ['-f', v])];
     const [a, b] = await Promise.all([helm(args), helm(args)]);
     t.equal(a.code, 0, a.stderr);
     t.equal(a.stdout, b.stdout, `identical output (${values.length ? 'ci/self-managed-values.yaml' : 'defaults'})`);
@@ -127,7 +127,7 @@ async function renderWith(t: { teardown(fn: () => unknown): void }, template: st
   const chart = join(dir, 'version-policy');
   await cp(CHART, chart, { recursive: true });
   await writeFile(join(chart, 'templates/zz-test.yaml'), template);
-  return helm(['template', RELEASE, chart, '--namespace', NAMESPACE, ...set.flatMap((s) => ['--set', s]), '--show-only', 'templates/zz-test.yaml']);
+  return helm(['template', RELEASE, chart, '--namespace', NAMESPACE, '--kube-version', KUBE_VERSION, ...set.flatMap((s) => ['--set', s]), '--show-only', 'templates/zz-test.yaml']);
 }
 
 t.test('the live caBundle is read from the entry of the same name, and is empty when there is none', async (t) => {

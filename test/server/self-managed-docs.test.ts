@@ -16,7 +16,7 @@ import { resolveConfig } from '../../src/config.js';
 import { DATA_KEYS, signedBy } from '../../src/server/tls/self-managed-state.js';
 import type { StoredObject } from '../helpers/fake-apiserver.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
-import { CHART, ROOT, helm } from '../helpers/helm.js';
+import { CHART, KUBE_VERSION, ROOT, helm } from '../helpers/helm.js';
 import { ready, startReplica } from '../helpers/self-managed.js';
 import { until } from '../helpers/until.js';
 
@@ -55,7 +55,7 @@ const missing = (await Promise.all(['kubectl', 'openssl', 'jq'].map(async (tool)
 
 t.test('every command in docs/operations/certificates.md works on what the server wrote', { skip: missing.length > 0 && `not installed here: ${missing.join(', ')}` }, async (t) => {
   const doc = await readFile(DOC, 'utf8');
-  const rendered = await helm(['template', 'version-policy', CHART, '--namespace', NS]);
+  const rendered = await helm(['template', 'version-policy', CHART, '--namespace', NS, '--kube-version', KUBE_VERSION]);
   t.equal(rendered.code, 0, rendered.stderr);
   const objects = parseAllDocuments(rendered.stdout)
     .map((d) => d.toJS() as StoredObject | null)
