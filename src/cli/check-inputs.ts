@@ -44,7 +44,9 @@ export async function readState(files: readonly string[]): Promise<ClusterState>
  * the landscape says it was not checked instead of judging against nothing.
  */
 export function absentState(): ClusterState {
-  return Object.assign(new ClusterIndex(false), { notReadyReason: 'no --state or --cluster was given' });
+  const state = new ClusterIndex();
+  state.reportNotReadyBy(() => 'no --state or --cluster was given');
+  return state;
 }
 
 /** Standard input may be named once in a run: it can be read only once. */

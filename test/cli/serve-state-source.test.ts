@@ -98,10 +98,10 @@ t.test('--without-cluster-state: serves and is ready, says loudly what it gives 
   t.equal(listening.ready, true, 'ready at once: running without state is the chosen mode, not a failure');
   t.equal((await request(port, 'GET', '/readyz', undefined, { ca: certs.ca.certPem })).status, 200, '/readyz 200');
   const warning = logs.find((l) => /^RUNNING WITHOUT CLUSTER STATE/.test(String(l.msg)));
-  t.equal(warning?.level, 40, 'a warning at start-up');
+  t.equal(warning?.level, 'warn', 'a warning at start-up');
   t.match(warning?.msg, /DENIES every request that needs them \(version removals, profile deletions, NamespacedCloudProfiles, Shoots\)/);
   const mode = logs.find((l) => String(l.msg).startsWith('mode: '));
-  t.match(mode, { level: 30, stateSource: /^none \(--without-cluster-state\)/, featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: false, adoptExisting: false });
+  t.match(mode, { level: 'info', stateSource: /^none \(--without-cluster-state\)/, featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: false, adoptExisting: false });
   t.match(mode?.msg, /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting off, adoption of existing versions off, cluster state from none/);
   t.notOk(logs.some((l) => l.msg === 'starting cluster informers'), 'no informers');
 

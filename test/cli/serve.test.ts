@@ -76,7 +76,7 @@ t.test('with no certificate configured, serve makes a dev CA, says where it is, 
   t.ok(s.lines.some((l) => l.msg === 'admission' && l.uid === '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01'), 'the admission is logged');
   const mode = s.lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('mode: '));
   t.equal(mode.length, 1, 'one line says which mode is in force');
-  t.match(mode[0], { level: 30, featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: Boolean, adoptExisting: false, stateSource: /^files \(--state .*demo-state\.yaml\)$/ });
+  t.match(mode[0], { level: 'info', featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: Boolean, adoptExisting: false, stateSource: /^files \(--state .*demo-state\.yaml\)$/ });
   t.match(mode[0]?.msg, /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting (on|off), adoption of existing versions off, cluster state from files/);
   s.child.kill('SIGINT');
   t.same(await s.exit, { code: 0, signal: null }, 'SIGINT: exit 0');

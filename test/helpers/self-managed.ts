@@ -84,7 +84,7 @@ export function selfManagedConfig(fake: FakeApiServer, durations: Durations, pol
       certReloadIntervalSeconds: pollSeconds,
       tls: { selfManaged: { enabled: true, namespace: NAMESPACE, secretName: SECRET, serviceName: SERVICE, validatingWebhookConfiguration: CONFIGURATION, mutatingWebhookConfiguration: CONFIGURATION, ...durations } },
     },
-    // No informers (an empty static state); the kubeconfig is the one the certificate source uses.
+    // No informers (serve --without-cluster-state); the kubeconfig is the one the certificate source uses.
     cluster: { enabled: false, kubeconfig: fake.kubeconfigPath },
     logLevel: 'debug',
   });
@@ -100,7 +100,7 @@ export interface Replica {
 export async function startReplica(config: Config): Promise<Replica> {
   const logs: LogRecord[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'vp-self-managed-'));
-  const running = await startWebhook({ config, stateFiles: [], logger: createLogger(config.logLevel, logSink(logs)), devCertDir: dir });
+  const running = await startWebhook({ config, stateFiles: [], withoutClusterState: true, logger: createLogger(config.logLevel, logSink(logs)), devCertDir: dir });
   return {
     running,
     port: Number(new URL(running.url).port),

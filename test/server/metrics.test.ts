@@ -89,6 +89,7 @@ t.test('with a probe port, /metrics is served there and not on the webhook port'
   const webhook = await startWebhook({
     config: config({ server: { host: '127.0.0.1', port: 0, probePort }, cluster: { enabled: false } }),
     stateFiles: [],
+    withoutClusterState: true,
     logger: createLogger('silent'),
     devCertDir: dir,
   });

@@ -78,7 +78,7 @@ export function notReadyReasonOf(informers: readonly Informer[], maxStaleMs: num
   const unlisted = informers.filter((i) => !i.synced);
   if (unlisted.length > 0) {
     const failing = unlisted.map((i) => i.failing).filter((f) => f !== undefined);
-    const since = failing.length > 0 ? Math.min(...failing.map((f) => f.since)) : undefined;
+    const since = failing.length > 0 ? failing.reduce((m, f) => Math.min(m, f.since), Number.POSITIVE_INFINITY) : undefined;
     const attempts = failing.reduce((n, f) => n + f.attempts, 0);
     return (
       `the webhook has not finished reading ${unlisted.map((i) => i.resource.plural).join(', ')} from the API server` +
