@@ -2,6 +2,7 @@
 // with, per profile, a chart per version list, the warnings, and the forced updates inside the
 // window. A pure function of the profiles, the cluster state, now and the window, shared by
 // `explain --output html` and the server's /profiles pages.
+import { clip as clipWarning, MAX_WARNING_BYTES, MAX_WARNINGS } from '../policy/warnings/budget.js';
 import type { ClusterState } from '../cluster/state.js';
 import { staticState } from '../cluster/static-state.js';
 import type { ForcedUpdateRow, ProfileReport } from '../policy/version-report.js';
@@ -15,8 +16,8 @@ import { plural, renderChart } from './timeline-svg.js';
 import { PAGE_CSS } from './timeline-style.js';
 import type { TimelineWindow } from './window.js';
 
-/** The webhook's warning budget (at most 10 warnings, 4 KiB): the page shows what a review would carry. */
-export const WARNING_BUDGET = { count: 10, bytes: 4096 } as const;
+/** The webhook's warning budget (policy/warnings/budget.ts): the page shows what a review would carry. */
+export const WARNING_BUDGET = { count: MAX_WARNINGS, bytes: MAX_WARNING_BYTES } as const;
 /** The Content-Security-Policy the page needs: its own inline style, nothing else. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -119,7 +120,7 @@ function stateLine(known: boolean): Markup {
 function warnings(report: ProfileReport): Markup | null {
   if (report.warnings.length === 0) return null;
   const { shown, left } = withinBudget(report.warnings);
-  return html`<section class="warnings"><h2>Warnings</h2><ul>${shown.map((w) => html`<li>${clip(w, 1024)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more warning')}: <code>version-policy explain</code> prints every one.</p>` : null}</section>`;
+  return html`<section class="warnings"><h2>Warnings</h2><ul>${shown.map((w) => html`<li>${clipWarning(w)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more warning')}: <code>version-policy explain</code> prints every one.</p>` : null}</section>`;
 }
 
 /** The warnings in order while they fit the budget; the rest are counted. */
@@ -127,9 +128,9 @@ export function withinBudget(all: readonly string[]): { shown: string[]; left: n
   const shown: string[] = [];
   let bytes = 0;
   for (const w of all) {
-    const size = Buffer.byteLength(w);
+    const size = Buffer.byteLength(clipWarning(w));
     if (shown.length === WARNING_BUDGET.count || bytes + size > WARNING_BUDGET.bytes) break;
-    shown.push(w);
+    shown.push(clipWarning(w));
     bytes += size;
   }
   return { shown, left: all.length - shown.length };
