@@ -23,8 +23,11 @@ function withoutDefaults(node: unknown, inProperties = false): unknown {
 
 /** values.schema.json's `config`: the server's schema, minus defaults (values.yaml has them) and the chart-owned keys. */
 function expectedConfigSchema(): Record<string, unknown> {
-  const schema = withoutDefaults(configSchema) as { properties: { server: { properties: Record<string, unknown> } } };
+  const schema = withoutDefaults(configSchema) as { properties: { server: { properties: Record<string, unknown> }; cluster: { properties: Record<string, unknown> } } };
   for (const key of CHART_OWNED_SERVER_KEYS) delete schema.properties.server.properties[key];
+  // In a cluster the state comes from the informers: without them serve refuses to start (no state
+  // source), and the chart has no --state to give, so the pod would only crash-loop.
+  schema.properties.cluster.properties.enabled = { const: true, description: 'Always true in the chart: the webhook reads Shoots and profiles through informers.' };
   return schema;
 }
 
@@ -51,6 +54,10 @@ for (const values of [undefined, ...CI_VALUES]) {
     t.equal(ports.find((p) => p.name === 'probes')?.containerPort ?? 0, config.server.probePort, 'the probe port the pod declares');
   });
 }
+
+t.test('the chart refuses config.cluster.enabled=false: serve would have no state source and crash-loop', async (t) => {
+  t.match(await renderError({ set: ['config.cluster.enabled=false'] }), /config\.cluster\.enabled|cluster.*enabled/);
+});
 
 t.test('values.config reaches the server unchanged', async (t) => {
   const r = await render({ values: [join(CHART, 'ci/production-values.yaml')] });
