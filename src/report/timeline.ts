@@ -7,7 +7,7 @@ import type { ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/versi
 import { minorKey, stagesOf } from '../policy/versions.js';
 import type { TimelineWindow } from './window.js';
 
-/** The caps keep the page under about 1 MB however large the profile (test/report/html-bounds.test.ts). */
+/** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.test.ts). */
 export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
 
 export interface Segment {
