@@ -10,6 +10,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { ClusterState } from '../../src/cluster/state.js';
 import { buildServer, type WebhookServer } from '../../src/server/app.js';
+import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { FileCertificateSource } from '../../src/server/tls/file-source.js';
 import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../src/server/tls/self-signed.js';
@@ -35,6 +36,11 @@ export interface TestServerOptions {
   serveMetrics?: boolean;
   /** buildServer's eventLoopWindowMs. */
   eventLoopWindowMs?: number;
+  /**
+   * Start from the product's own defaults (the config file's schema defaults: lifecycle gate off,
+   * lifecycle defaulting on) instead of the test defaults (gate on, defaulting off).
+   */
+  productDefaults?: boolean;
 }
 
 export interface TestAuthority {
@@ -135,11 +141,10 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     await writeFile(clientCAFile, clients.ca.certPem);
     client = await clients.issue(['test-client'], true);
   }
-  const cfg = testConfig({
-    defaulting: { lifecycle: { enabled: false } },
-    ...opts.config,
-    server: { host: '127.0.0.1', port: 0, ...(opts.config?.server as object | undefined) },
-  });
+  const server_ = { host: '127.0.0.1', port: 0, ...(opts.config?.server as object | undefined) };
+  const cfg = opts.productDefaults
+    ? resolveConfig({ ...opts.config, server: server_ })
+    : testConfig({ defaulting: { lifecycle: { enabled: false } }, ...opts.config, server: server_ });
   const logs: LogRecord[] = [];
   const logger = createLogger(opts.logLevel ?? 'info', logSink(logs));
   const source = await FileCertificateSource.open({
