@@ -80,9 +80,9 @@ t.test('dryRun is judged exactly like a real request', async (t) => {
 });
 
 t.test('mutate: the patch applied to the original yields the object evaluate() would store', async (t) => {
-  // Machine images without updateStrategy, cri and architectures: DEFAULT-GARDENER fills them in
-  // once it lands; until then the mutating path may change nothing. Either way the response must
-  // carry exactly the difference between what was sent and Decision.object.
+  // Machine images without updateStrategy, cri and architectures, versions without classification:
+  // DEFAULT-GARDENER and DEFAULT-LIFECYCLE both have work, so the answer must carry a patch, and
+  // that patch must be exactly the difference between what was sent and Decision.object.
   const profile = cloudProfile({ name: 'aws', kubernetes: ['1.30.4', '1.31.2'] });
   profile.spec.machineImages = [{ name: 'gardenlinux', versions: [{ version: '1592.1.0' }, { version: '1443.3.0' }] }];
   const cfg = { defaulting: { lifecycle: { enabled: true } } };
@@ -93,18 +93,19 @@ t.test('mutate: the patch applied to the original yields the object evaluate() w
     { now: NOW, config: config(cfg), state: staticState([]) },
   );
   const r = (await s.post('/mutate', review({ operation: 'CREATE', object: profile }))).json<ReviewReply>().response;
-  t.equal(r.allowed, decision.allowed);
-  if (!decision.allowed) return;
-  if (!decision.mutated) {
-    t.notOk(r.patch, 'nothing defaulted: no patch');
-    t.notOk(r.patchType);
-    return;
-  }
+  t.equal(decision.allowed, true, 'the profile is valid');
+  t.equal(decision.mutated, true, 'the mutating path has work on it');
+  t.equal(r.allowed, true);
   t.equal(r.patchType, 'JSONPatch');
   const ops = JSON.parse(Buffer.from(r.patch ?? '', 'base64').toString('utf8')) as jsonpatch.Operation[];
   t.ok(ops.length > 0, 'a mutated object yields operations');
   const applied = jsonpatch.applyPatch(structuredClone(profile), ops, true, false).newDocument;
   t.same(applied, decision.object);
+  // And independently of evaluate(): what Gardener's defaults and the lifecycle path write (the test
+  // config declares the gate on; safe-defaults.test.ts covers the shipped gate-off default).
+  const image = applied.spec.machineImages[0]!;
+  t.equal(image.updateStrategy, 'major');
+  t.ok(image.versions.every((v) => Array.isArray(v.lifecycle) && v.classification === undefined), 'a lifecycle, no legacy field');
   t.same(r.warnings ?? [], decision.warnings);
 });
 
