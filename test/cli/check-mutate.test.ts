@@ -3,7 +3,7 @@
 import jsonpatch from 'fast-json-patch';
 import t, { type Test } from 'tap';
 import type { PolicedObject } from '../../src/policy/types.js';
-import { cloudProfile } from '../helpers/objects.js';
+import { cloudProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { parseReport, rulesOf, runCheckCli } from './check-run.js';
 
@@ -60,4 +60,36 @@ t.test('--no-mutate judges the object as written: nothing defaulted, and what de
   }
   t.equal(plain.code, 1, 'an image version without architectures or cri is what Gardener refuses');
   t.same(rulesOf(parseReport(plain).results[0]), ['MACHINE-IMAGES']);
+});
+
+t.test('through check: adoption is opt-in and keeps the notice for versions Shoots run; an NCP image entry may carry only updateStrategy', async (t) => {
+  const dir = await tempDir(t);
+  const stored = cloudProfile({ name: 'aws', kubernetes: ['1.28.5', '1.29.5', '1.30.2', '1.31.0'], images: [{ name: 'gardenlinux', updateStrategy: 'major', versions: [{ version: '1592.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }] }] });
+  const edited = { ...stored, metadata: { ...stored.metadata, labels: { team: 'platform' } } };
+  const ncp = { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'NamespacedCloudProfile', metadata: { name: 'team', namespace: 'garden-team' }, spec: { parent: { kind: 'CloudProfile', name: 'aws' }, machineImages: [{ name: 'gardenlinux', updateStrategy: 'minor' }] } };
+  const shoots = ['a', 'b'].map((name) => shoot({ name, profile: 'aws', version: '1.28.5' }));
+  await writeFiles(dir, {
+    'adopt.yaml': 'defaulting: {lifecycle: {adoptExisting: true, expirationUnmaintained: 24h}}\n',
+    'state.yaml': yamlDocs(stored, ...shoots),
+    'old.yaml': yamlDocs(stored),
+    'new.yaml': yamlDocs(edited),
+    'ncp.yaml': yamlDocs(ncp),
+  });
+  const base = ['check', '--now', NOW, '--state', 'state.yaml', '--output', 'json'];
+  const [plain, adopting, team] = await Promise.all([
+    runCheckCli([...base, '--old', 'old.yaml', 'new.yaml'], { cwd: dir }),
+    runCheckCli([...base, '--config', 'adopt.yaml', '--old', 'old.yaml', 'new.yaml'], { cwd: dir }),
+    runCheckCli([...base, 'ncp.yaml'], { cwd: dir }),
+  ]);
+  t.equal(plain.code, 0, plain.stderr);
+  t.same(parseReport(plain).results[0]?.defaulted, [], 'the default: an edit of a plain profile adopts nothing');
+
+  t.equal(adopting.code, 0, adopting.stderr);
+  const [result] = parseReport(adopting).results;
+  const at = (path: string) => result?.defaulted.find((d) => d.path === path)?.value;
+  t.same([at('/spec/kubernetes/versions/0/classification'), at('/spec/kubernetes/versions/0/expirationDate')], ['deprecated', '2026-10-01T00:00:00Z'], '1.28.5 keeps the 30-day notice, not the 24h policy');
+  t.ok(result?.warnings.some((w) => w.startsWith('1.28.5') && w.includes('2 Shoots run it')), result?.warnings.join('\n'));
+
+  t.equal(team.code, 0, `${team.stdout}${team.stderr}`);
+  t.same(parseReport(team).results[0]?.violations, []);
 });
