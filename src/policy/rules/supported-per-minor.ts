@@ -13,7 +13,7 @@ import { inWords } from '../text.js';
 import type { ExpirableVersion } from '../types.js';
 import type { Window } from '../versions.js';
 import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../versions.js';
-import type { ProfileWrite, Target, VersionList } from './version-lists.js';
+import type { ProfileWrite, Target, VersionIndex, VersionList } from './version-lists.js';
 import { indexVersions, isProfileWrite, judgeOwnAndMerged, oldVersions, versionLists, violationOf } from './version-lists.js';
 
 const violation = violationOf('SUPPORTED-PER-MINOR');
@@ -182,30 +182,58 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
   return out;
 }
 
-function namingFor(ctx: ProfileWrite, target: Target, list: VersionList): Naming {
+/** Built on first use: a minor without a clash (nearly every one) never reads another object's versions. */
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}
+
+function namingFor(ctx: ProfileWrite, target: Target, list: VersionList, indexes: Indexes): Naming {
   if (target.kind !== 'merged') {
-    const old = ctx.operation === 'UPDATE' ? oldVersions(ctx).matching(list) : undefined;
-    return { name: (c) => c.entry.version, added: (c) => ctx.operation === 'CREATE' || !old?.has(c.entry.version) };
+    const old = () => (ctx.operation === 'UPDATE' ? indexes.old().matching(list) : undefined);
+    return { name: (c) => c.entry.version, added: (c) => ctx.operation === 'CREATE' || !old()?.has(c.entry.version) };
   }
   // The merged profile: the NCP adds nothing to its parent's versions; it overrides them.
-  const own = indexVersions(ctx.object.spec).matching(list);
-  const parent = ctx.kind === 'NamespacedCloudProfile' && ctx.parent ? indexVersions(ctx.parent.spec).matching(list) : undefined;
+  const own = () => indexes.own().matching(list);
+  const parent = () => indexes.parent()?.matching(list);
   return {
     name(c) {
-      if (!own?.has(c.entry.version)) return c.entry.version;
-      return parent?.has(c.entry.version) ? `${c.entry.version} (overridden by this NamespacedCloudProfile)` : `${c.entry.version} (of this NamespacedCloudProfile)`;
+      if (!own()?.has(c.entry.version)) return c.entry.version;
+      return parent()?.has(c.entry.version) ? `${c.entry.version} (overridden by this NamespacedCloudProfile)` : `${c.entry.version} (of this NamespacedCloudProfile)`;
     },
     added: () => false,
   };
 }
 
-function judge(ctx: ProfileWrite, target: Target): Violation[] {
+/** The other objects' versions a message may need, each indexed once per review and only when a minor clashes. */
+interface Indexes {
+  old: () => VersionIndex;
+  own: () => VersionIndex;
+  parent: () => VersionIndex | undefined;
+}
+
+function indexesOf(ctx: ProfileWrite): Indexes {
+  return {
+    old: lazy(() => oldVersions(ctx)),
+    own: lazy(() => indexVersions(ctx.object.spec)),
+    parent: lazy(() => (ctx.kind === 'NamespacedCloudProfile' && ctx.parent ? indexVersions(ctx.parent.spec) : undefined)),
+  };
+}
+
+function judge(ctx: ProfileWrite, target: Target, indexes: Indexes): Violation[] {
   if (target.kind === 'NamespacedCloudProfile') return [];
   const out: Violation[] = [];
   for (const list of versionLists(target)) {
-    const naming = namingFor(ctx, target, list);
+    let naming: Naming | undefined;
     for (const [minor, claims] of claimsOf(list, ctx.now)) {
-      if (claims.length > 1) for (const v of judgeMinor(list, minor, claims, ctx.now, naming)) out.push(v);
+      if (claims.length > 1) for (const v of judgeMinor(list, minor, claims, ctx.now, (naming ??= namingFor(ctx, target, list, indexes)))) out.push(v);
     }
   }
   return out;
@@ -214,5 +242,9 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
 export const supportedPerMinor: Rule = {
   id: 'SUPPORTED-PER-MINOR',
   appliesTo: isProfileWrite,
-  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
+  check: (ctx) => {
+    if (!isProfileWrite(ctx)) return [];
+    const indexes = indexesOf(ctx);
+    return judgeOwnAndMerged(ctx, (t) => judge(ctx, t, indexes));
+  },
 };
