@@ -4,6 +4,7 @@ import type { ClusterState } from '../cluster/state.js';
 import type { Config } from '../config.js';
 import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';
+import { profileEntries, stateProfileEntries } from './forced-update.js';
 import { mergeNamespacedProfile } from './merge.js';
 import type { Decision, PolicyRequest, Rule, RuleContext, Violation } from './rule.js';
 import { capViolations } from './rule.js';
@@ -137,12 +138,14 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
     case 'Shoot': {
       const shoot = object as Shoot | undefined;
       const profile = shoot ? profileSpecOf(shoot, opts.state) : undefined;
+      // A CloudProfile's spec is the state's own object; a merged one is new in every review.
+      const entries = profile ? (effectiveProfileRef(shoot!)?.kind === 'CloudProfile' ? stateProfileEntries(profile) : profileEntries(profile)) : undefined;
       return {
         ...base,
         kind: 'Shoot',
         ...(shoot ? { object: shoot } : {}),
         ...(request.oldObject ? { oldObject: request.oldObject as Shoot } : {}),
-        ...(profile ? { profile } : {}),
+        ...(profile ? { profile, entries } : {}),
       };
     }
   }

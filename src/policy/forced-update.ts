@@ -51,20 +51,40 @@ export interface ProfileEntries {
 }
 
 export function profileEntries(profile: CloudProfileSpec): ProfileEntries {
-  const kubernetes = firstByVersion(profile.kubernetes.versions);
-  const images = new Map<string, { image: MachineImage; versions?: Map<string, ExpirableVersion> }>();
-  for (const image of profile.machineImages) if (!images.has(image.name)) images.set(image.name, { image });
+  let kubernetes: Map<string, ExpirableVersion> | undefined;
+  let images: Map<string, { image: MachineImage; versions?: Map<string, ExpirableVersion> }> | undefined;
+  const imagesByName = () => {
+    if (images) return images;
+    images = new Map();
+    for (const image of profile.machineImages) if (!images.has(image.name)) images.set(image.name, { image });
+    return images;
+  };
   return {
     kubernetesVersions: profile.kubernetes.versions,
     entry(use) {
-      if (use.kind === 'kubernetes') return kubernetes.get(use.version);
-      const found = use.image === undefined ? undefined : images.get(use.image);
+      if (use.kind === 'kubernetes') return (kubernetes ??= firstByVersion(profile.kubernetes.versions)).get(use.version);
+      const found = use.image === undefined ? undefined : imagesByName().get(use.image);
       if (!found) return undefined;
       found.versions ??= firstByVersion(found.image.versions);
       return found.versions.get(use.version);
     },
-    image: (name) => images.get(name)?.image,
+    image: (name) => imagesByName().get(name)?.image,
   };
+}
+
+// Keyed only on specs the cluster state holds: those live long and are replaced, never edited.
+// (A WeakMap keyed on a per-request object would keep its value alive through young-generation
+// GCs, see bench/NOTES.md.)
+const stateEntries = new WeakMap<CloudProfileSpec, ProfileEntries>();
+
+/**
+ * The entries of a CloudProfile spec held by the cluster state, built once per profile object
+ * rather than once per review: a Shoot's review then looks up its few versions and indexes nothing.
+ */
+export function stateProfileEntries(spec: CloudProfileSpec): ProfileEntries {
+  let entries = stateEntries.get(spec);
+  if (!entries) stateEntries.set(spec, (entries = profileEntries(spec)));
+  return entries;
 }
 
 function firstByVersion(versions: readonly ExpirableVersion[]): Map<string, ExpirableVersion> {

@@ -11,6 +11,7 @@ import type {
   Shoot,
 } from './types.js';
 import type { Warning } from './warning.js';
+import type { ProfileEntries } from './forced-update.js';
 
 /** Every rule ID of POLICY.md. The ID is the label in messages, metrics, config and tests. */
 export const RULE_IDS = [
@@ -109,6 +110,8 @@ export interface ShootContext extends ContextBase {
   oldObject?: Shoot;
   /** The Shoot's effective profile spec (merged for a NamespacedCloudProfile), when it exists in the state. */
   profile?: CloudProfileSpec;
+  /** The profile's versions by list and version, prepared once (per state profile, or per review for a merged one). */
+  entries?: ProfileEntries;
 }
 
 export type RuleContext = CloudProfileContext | NamespacedCloudProfileContext | ShootContext;

@@ -49,7 +49,7 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
     old,
     oldPools: workersByName(old),
     profile: ctx.profile,
-    entries: profileEntries(ctx.profile),
+    entries: ctx.entries ?? profileEntries(ctx.profile),
     choices(versions) {
       let text = choices.get(versions);
       if (text === undefined) choices.set(versions, (text = validChoices(versions, ctx.now)));
@@ -127,14 +127,14 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
 function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
   const img = w.machine?.image;
   if (!img?.version) return [];
-  const entry: MachineImageVersion | undefined = j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version });
-  const constraint = entry?.kubeletVersionConstraint;
-  if (!constraint) return [];
   const kubelet = kubeletVersionOf(j.shoot, w);
   if (j.old && oldW) {
     const oldImg = oldW.machine?.image;
     if (oldImg?.name === img.name && oldImg.version === img.version && kubeletVersionOf(j.old, oldW) === kubelet) return [];
   }
+  const entry: MachineImageVersion | undefined = j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version });
+  const constraint = entry?.kubeletVersionConstraint;
+  if (!constraint) return [];
   // Masterminds constraints separate AND-ed comparisons with commas; node-semver with spaces.
   const range = semver.validRange(constraint.replaceAll(',', ' '));
   const parsed = parseVersion(kubelet);

@@ -39,7 +39,7 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
   // An unsynced state may hold a stale profile: say nothing rather than something wrong.
   if (!judgesShoot(ctx) || !ctx.state.synced || !ctx.profile) return [];
   const profile = ctx.profile;
-  const entries = profileEntries(profile);
+  const entries = ctx.entries ?? profileEntries(profile);
   const shoot = ctx.object;
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const oldPools = old ? workersByName(old) : undefined;
