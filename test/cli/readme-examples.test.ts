@@ -1,6 +1,7 @@
-// The README's examples are real runs: its `explain` and `check` commands are run here through the
-// built CLI and must print what the README shows, and its webhook answer to the demo review must
-// be the policy's. The demo fixtures they use must agree with the demo state.
+// The README's and its docs' examples are real runs: the `explain` command of docs/explain.md and
+// the `check` command of docs/check.md are run here through the built CLI and must print what the
+// pages show, and the README's webhook answer to the demo review must be the policy's. The demo
+// fixtures they use must agree with the demo state.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -16,12 +17,13 @@ import { runCli } from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
-const readme = () => readFile(new URL('../../README.md', import.meta.url), 'utf8');
+const page = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8');
+const readme = () => page('README.md');
 
 /** The text between `from` (a line that starts a block's content) and the block's closing fence. */
 function blockFrom(text: string, from: string): string {
   const start = text.indexOf(from);
-  if (start < 0) throw new Error(`README.md has no block starting ${JSON.stringify(from)}`);
+  if (start < 0) throw new Error(`no block starting ${JSON.stringify(from)}`);
   return text.slice(start, text.indexOf('\n```', start) + 1);
 }
 
@@ -38,25 +40,25 @@ t.test('the demo profiles are the demo state\'s profile and the demo review\'s c
   t.same(await profileIn(fixture('demo-aws-without-1.31.7.yaml')), withoutServerFields(review.request.object), 'demo-aws-without-1.31.7.yaml is the reviewed one');
 });
 
-t.test('the README examples print what the README shows', async (t) => {
-  const text = await readme();
-  const explainBlock = blockFrom(text, '$ version-policy explain ');
+t.test('the examples of docs/explain.md and docs/check.md print what the pages show', async (t) => {
+  const [explainPage, checkPage] = await Promise.all([page('docs/explain.md'), page('docs/check.md')]);
+  const explainBlock = blockFrom(explainPage, '$ version-policy explain ');
   const [explainCommand = '', ...explainOutput] = explainBlock.split('\n');
-  const checkCommand = blockFrom(text, 'version-policy check \\\n');
-  const checkOutput = blockFrom(text.slice(text.indexOf(checkCommand)), '{\n  "results"');
+  const checkCommand = blockFrom(checkPage, 'version-policy check \\\n');
+  const checkOutput = blockFrom(checkPage.slice(checkPage.indexOf(checkCommand)), '{\n  "results"');
   const [explain, check] = await Promise.all([runCli(argsOf(explainCommand.slice(2)), ROOT), runCli(argsOf(checkCommand), ROOT)]);
 
   t.equal(explain.code, 0, explain.stderr);
-  t.equal(explain.stdout, explainOutput.join('\n'), 'explain: the README shows the output of its command');
+  t.equal(explain.stdout, explainOutput.join('\n'), 'explain: docs/explain.md shows the output of its command');
 
   t.equal(check.code, 1, 'check: the release is denied');
   const shown = (JSON.parse(checkOutput) as { results: CheckResult[] }).results;
   const got = (JSON.parse(check.stdout) as { results: CheckResult[] }).results;
-  // The README shortens `object`; everything else is as printed.
+  // The page shortens `object`; everything else is as printed.
   t.same(
     shown.map(({ object: _, ...r }) => r),
     got.map(({ object: _, ...r }) => r),
-    'check: the README shows the output of its command',
+    'check: docs/check.md shows the output of its command',
   );
   t.same(shown.map((r) => [r.object?.apiVersion, r.object?.kind]), got.map((r) => [r.object?.apiVersion, r.object?.kind]));
 });

@@ -463,17 +463,20 @@ t.test('every command in docs/operations works against the rendered chart or the
   child.kill('SIGTERM');
 });
 
-t.test("the README names the webhook kubectl shows first and the chart's ClusterRole", async (t) => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+t.test("the README and its docs name the webhook kubectl shows first and the chart's ClusterRole", async (t) => {
+  const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+  const [readme, running, clusterState] = ['README.md', 'docs/running.md', 'docs/cluster-state.md'].map(read) as [string, string, string];
   const objects = await renderUnion();
-  const role = /kind: ClusterRole\nmetadata:\n {2}name: (\S+)/.exec(readme)?.[1];
+  const role = /kind: ClusterRole\nmetadata:\n {2}name: (\S+)/.exec(clusterState)?.[1];
   t.ok(
       objects.some((o) => o.kind === 'ClusterRole' && !o.metadata.annotations?.['helm.sh/hook'] && o.metadata.name === role),
-      `the chart renders ClusterRole ${role ?? '(none named in the README)'}`,
+      `the chart renders ClusterRole ${role ?? '(none named in docs/cluster-state.md)'}`,
     );
-  t.match(readme, /--clusterrole=version-policy /);
-  const shown = /admission webhook "([^"]+)"\n# denied the request/.exec(readme)?.[1];
+  t.match(clusterState, /--clusterrole=version-policy /);
   const mutating = objects.find((o) => o.kind === 'MutatingWebhookConfiguration') as Obj & { webhooks: { name: string; rules: { resources: string[] }[] }[] };
-  t.equal(shown, mutating.webhooks[0]!.name, 'the mutating webhook runs first and also denies a CloudProfile change');
+  const shownInRunning = /admission webhook "([^"]+)"\n# denied the request/.exec(running)?.[1];
+  const shownInReadme = /CloudProfile it is:\n\n```text\n.*admission webhook "([^"]+)" denied the request/.exec(readme)?.[1];
+  t.equal(shownInRunning, mutating.webhooks[0]!.name, 'docs/running.md: the mutating webhook runs first and also denies a CloudProfile change');
+  t.equal(shownInReadme, mutating.webhooks[0]!.name, 'README.md: the mutating webhook runs first and also denies a CloudProfile change');
   t.ok(mutating.webhooks[0]!.rules.some((r) => r.resources.includes('cloudprofiles')));
 });
