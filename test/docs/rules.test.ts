@@ -2,7 +2,8 @@
 // fix, and what the page says the webhook answers is what the webhook answers. Each example is
 // posted, as kube-apiserver would post it, to a real webhook server over HTTPS (on port 0, with
 // certificates made now), judging at the example's `now` against its cluster state with the
-// product's default config. The examples are marked for this test with HTML comments before
+// product's default config: to the webhook kubectl names (/mutate for profile writes, which
+// kube-apiserver calls first; /validate for Shoots and deletions), and to /validate. The examples are marked for this test with HTML comments before
 // their blocks (invisible on the rendered page):
 //
 //   <!-- example RULE[/variant] ROLE [operation=CREATE|UPDATE|DELETE] [now=RFC3339] [gate=on] -->
@@ -75,7 +76,7 @@ interface Judged {
 /** The webhook kube-apiserver calls first for this request: the mutating one, where it is registered. */
 const firstWebhook = (kind: string, operation: Operation) => (kind !== 'Shoot' && operation !== 'DELETE' ? 'mutate' : 'validate');
 
-async function judge(ex: Example, object: PolicedObject | undefined, state: PolicedObject[]): Promise<Judged & { server: TestServer }> {
+async function judge(ex: Example, object: PolicedObject | undefined, state: PolicedObject[]): Promise<Judged & { server: TestServer; validated: ReviewReply['response'] }> {
   const operation = (ex.attrs.operation ?? 'CREATE') as Operation;
   const now = Date.parse(ex.attrs.now ?? NOW_ISO);
   const server = await startServer({
@@ -89,7 +90,9 @@ async function judge(ex: Example, object: PolicedObject | undefined, state: Poli
   const kind = (object ?? old)?.kind ?? '';
   const webhook = firstWebhook(kind, operation);
   const reply = (await server.post(`/${webhook}`, body)).json<ReviewReply>().response;
-  return { reply, webhook, server };
+  // The validating webhook, which kube-apiserver calls after the mutating one, judges alike.
+  const validated = webhook === 'validate' ? reply : (await server.post('/validate', body)).json<ReviewReply>().response;
+  return { reply, webhook, server, validated };
 }
 
 const pages = await Promise.all(PAGES.map(async (page) => ({ page, text: await readFile(new URL(page, ROOT), 'utf8') })));
@@ -115,13 +118,14 @@ for (const ex of examples.filter((e) => e.blocks.denied !== undefined)) {
   t.test(`${ex.page}: ${ex.id} is denied with the documented message, and its fix is allowed`, async (t) => {
     const state = stateOf(ex.blocks.state, ex.page);
     const object = objectOf(ex.blocks.denied!);
-    const { reply, webhook, server } = await judge(ex, (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : object, state);
+    const { reply, webhook, server, validated } = await judge(ex, (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : object, state);
     if ((ex.attrs.operation ?? 'CREATE') === 'DELETE') t.same(object, objectOf(ex.blocks.old ?? ''), 'a DELETE shows the object deleted, which is the stored one');
     t.teardown(server.close);
     t.equal(reply.allowed, false, 'denied');
     const shown = `admission webhook "${names[webhook]}" denied the request: ${reply.status?.message ?? ''}`;
     t.ok(shown.includes(`[${ex.rule}]`), `the denial names ${ex.rule}`);
     if (!t.equal(ex.blocks.message, shown, 'the documented message is the answer')) t.comment(`the webhook answers:\n\`\`\`text\n${shown}\n\`\`\``);
+    t.same([validated.allowed, validated.status?.message], [false, reply.status?.message], '/validate answers the same');
 
     if (ex.blocks.fixed === undefined && ex.blocks['fixed-state'] === undefined) return;
     const fixedState = ex.blocks['fixed-state'] === undefined ? state : stateOf(ex.blocks['fixed-state'], ex.page);
@@ -129,6 +133,7 @@ for (const ex of examples.filter((e) => e.blocks.denied !== undefined)) {
     const fixed = await judge(ex, (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : fixedObject, fixedState);
     t.teardown(fixed.server.close);
     t.equal(fixed.reply.allowed, true, `the fix is allowed${fixed.reply.status?.message ? `; the webhook answers: ${fixed.reply.status.message}` : ''}`);
+    t.equal(fixed.validated.allowed, true, 'and /validate allows it too');
   });
 }
 
