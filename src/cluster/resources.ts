@@ -1,5 +1,5 @@
-// The three resources the cluster layer reads, and nothing else (the RBAC in the README and the
-// Helm chart grants get/list/watch on exactly these).
+// The three resources the cluster layer reads, and nothing else (the RBAC in
+// docs/cluster-state.md and the Helm chart grants get/list/watch on exactly these).
 import type { Kind } from '../policy/types.js';
 import { GROUP_VERSION } from '../policy/types.js';
 
