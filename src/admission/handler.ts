@@ -75,12 +75,25 @@ export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonl
 }
 
 function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision: Decision): AdmissionOutcome {
-  const { allWarnings } = decision;
   if (!decision.allowed) {
     const rules = [...new Set(decision.violations.map((v) => v.rule))];
     const message = ERRORS.POLICY_DENIED.message(formatDenial(decision.violations));
-    return { response: denied(uid, message, decision.warnings), rules, allWarnings };
+    return judged(denied(uid, message, decision.warnings), rules, decision);
   }
-  if (webhook === 'validate' || !decision.mutated || !decision.object) return { response: allowed(uid, decision.warnings), rules: [], allWarnings };
-  return { response: patched(uid, jsonPatch(request.object, decision.object), decision.warnings), rules: [], allWarnings };
+  if (webhook === 'validate' || !decision.mutated || !decision.object) return judged(allowed(uid, decision.warnings), [], decision);
+  return judged(patched(uid, jsonPatch(request.object, decision.object), decision.warnings), [], decision);
+}
+
+/**
+ * The outcome of an evaluated review. Every warning in full is read from the decision only when
+ * asked for (the debug log): a profile's full texts cost more than all its rules together.
+ */
+function judged(response: AdmissionResponse, rules: string[], decision: Decision): AdmissionOutcome {
+  return {
+    response,
+    rules,
+    get allWarnings() {
+      return decision.allWarnings;
+    },
+  };
 }

@@ -157,7 +157,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           ...(entry.error ? { error: entry.error } : {}),
           ...(response.patch ? { patched: true } : {}),
           ...(response.warnings ? { warnings: response.warnings.length } : {}),
-          ...(outcome.allWarnings.length > 0 && log.isLevelEnabled('debug') ? warningList(outcome.allWarnings) : {}),
+          ...(log.isLevelEnabled('debug') && outcome.allWarnings.length > 0 ? warningList(outcome.allWarnings) : {}),
           durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
         };
         // A review refused for its body or envelope: kube-apiserver never sends one, so it is worth a warning.
