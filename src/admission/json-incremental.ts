@@ -166,6 +166,8 @@ interface Frame {
  * (key order, duplicate keys, numbers, strings) is JSON.parse's own.
  */
 export async function parseIncrementally(text: string, options: IncrementalOptions): Promise<IncrementalResult> {
+  // Reading the body and decoding its text took a turn already.
+  await nextTurn();
   const clock = new Clock(options.budgetMs ?? TURN_BUDGET_MS);
   const batchChars = options.batchChars ?? BATCH_CHARS;
   const big = await scanContainers(text, options.maxDepth, batchChars, clock);
