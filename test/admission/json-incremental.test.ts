@@ -2,8 +2,9 @@
 // escapes, surrogates) for every valid text, a refusal for every invalid one, and the nesting
 // limit counted as nestsDeeperThan counts. Small batches make every text take the hand-written
 // paths (big containers opened, members cut at commas, merged) many times over.
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { decodeBody, decodeBodyIncrementally, INCREMENTAL_BODY_BYTES, nestsDeeperThan } from '../../src/admission/body.js';
+import { decodeBody, decodeBodyIncrementally, decodeEncodedBody, INCREMENTAL_BODY_BYTES, nestsDeeperThan } from '../../src/admission/body.js';
 import { parseIncrementally, type IncrementalResult } from '../../src/admission/json-incremental.js';
 import { MAX_NESTING_DEPTH } from '../../src/admission/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
@@ -206,4 +207,7 @@ t.test('a big body is answered as decodeBody answers it', async (t) => {
     t.same(got.ok ? { ok: true, problems: got.problems, uid: got.review.request.uid } : got, expected.ok ? { ok: true, problems: expected.problems, uid: expected.review.request.uid } : expected, `${what}: ${expected.ok ? 'ok' : `${expected.error.code}, uid ${expected.identity?.uid}`}`);
     if (got.ok && expected.ok) t.equal(same(got.review, expected.review), undefined, `${what}: the same review`);
   }
+  // An encoded body is refused, but its uid is read: past the threshold, incrementally too.
+  const encoded = await decodeEncodedBody(gzipSync(big('z').slice(0, -3)), { contentType: 'application/json', contentEncoding: 'gzip' }, 8 << 20);
+  t.match(encoded, { ok: false, error: { statusCode: 415 }, identity: { uid: 'z' } }, 'a big gzip body: refused with its uid');
 });
