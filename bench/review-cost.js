@@ -5,6 +5,8 @@
 //   parse    JSON.parse                        body   all of decodeBody (the three above, the
 //   schema   toPolicyRequest (ajv, the object)        prototype-key check and the envelope)
 //   evaluate the policy core                   admit  all of admit() (schema, evaluate, patch)
+//   incr     all of decodeBodyIncrementally    turn   its longest turn of the event loop (what the
+//            (the server's path past 512 KiB)         server blocks for with a big body)
 //
 // Usage: node --import=tsx bench/review-cost.js [--rounds N]   (re-runs itself with tsx if needed)
 // Each figure is the median of N rounds (default 5): CPU time of the main thread, in ms, which is
@@ -17,7 +19,7 @@ if (!process.execArgv.some((a) => a.includes('tsx'))) {
   process.exit(r.status ?? 1);
 }
 
-const { decodeBody, nestsDeeperThan } = await import('../src/admission/body.ts');
+const { decodeBody, decodeBodyIncrementally, nestsDeeperThan } = await import('../src/admission/body.ts');
 const { admit } = await import('../src/admission/handler.ts');
 const { toPolicyRequest } = await import('../src/admission/request.ts');
 const { MAX_NESTING_DEPTH } = await import('../src/admission/limits.ts');
@@ -40,16 +42,35 @@ function time(fn) {
   return { ms: (used.user + used.system) / 1000, value };
 }
 
+/** CPU of an async call in all, and of its longest turn (sampled by a 1 ms timer). */
+async function timeTurns(fn) {
+  gc();
+  const start = process.threadCpuUsage();
+  let last = start;
+  let turn = 0;
+  const sample = () => {
+    const used = process.threadCpuUsage(last);
+    turn = Math.max(turn, (used.user + used.system) / 1000);
+    last = process.threadCpuUsage();
+  };
+  const timer = setInterval(sample, 1);
+  await fn();
+  clearInterval(timer);
+  sample();
+  const used = process.threadCpuUsage(start);
+  return { ms: (used.user + used.system) / 1000, turn };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x) => (x === undefined ? '-' : x.toFixed(1));
 
 console.log(`rounds: ${rounds}; figures in ms (median)\n`);
-console.log(['shape', 'MiB', 'decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'answer'].join('\t'));
+console.log(['shape', 'MiB', 'decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn', 'answer'].join('\t'));
 for (const shape of REVIEW_SHAPES) {
   const bytes = shape.body();
   const state = staticState(shape.state ?? []);
   const webhook = shape.path === '/mutate' ? 'mutate' : 'validate';
-  const figures = { decode: [], scan: [], parse: [], body: [], schema: [], evaluate: [], admit: [] };
+  const figures = { decode: [], scan: [], parse: [], body: [], schema: [], evaluate: [], admit: [], incr: [], turn: [] };
   let answer = '';
   for (let r = 0; r < rounds; r++) {
     const text = time(() => bytes.toString('utf8'));
@@ -60,6 +81,9 @@ for (const shape of REVIEW_SHAPES) {
     } catch {
       // not JSON (the "[" shape): no parse figure
     }
+    const incremental = await timeTurns(() => decodeBodyIncrementally(bytes, headers));
+    figures.incr.push(incremental.ms);
+    figures.turn.push(incremental.turn);
     const body = time(() => decodeBody(bytes, headers));
     figures.body.push(body.ms);
     const decoded = body.value;
@@ -79,7 +103,7 @@ for (const shape of REVIEW_SHAPES) {
     answer = res.allowed ? 'allowed' : `denied ${res.status?.code} ${outcome.value.rules.join(',')}`;
   }
   const row = [shape.name, (bytes.length / 1048576).toFixed(2)];
-  for (const k of ['decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit']) row.push(fmt(figures[k].length ? median(figures[k]) : undefined));
+  for (const k of ['decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn']) row.push(fmt(figures[k].length ? median(figures[k]) : undefined));
   row.push(answer);
   console.log(row.join('\t'));
 }

@@ -3,7 +3,7 @@
 // judges; this file answers, counts and logs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { contentCodings, decodeBody, decodeEncodedBody, type BodyHeaders, type DecodedBody } from '../admission/body.js';
+import { contentCodings, decodeBody, decodeBodyIncrementally, decodeEncodedBody, INCREMENTAL_BODY_BYTES, type BodyHeaders, type DecodedBody } from '../admission/body.js';
 import type { AdmissionContext, AdmissionOutcome, Webhook } from '../admission/handler.js';
 import { admit, refused } from '../admission/handler.js';
 import { webhookError } from '../admission/errors.js';
@@ -98,8 +98,10 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
     const headers = req.bodyHeaders;
     if (headers === null) return done(null, undefined); // not an admission route: no one reads it
     const bytes = body as Buffer;
-    if (contentCodings(headers.contentEncoding).length === 0) return done(null, decodeBody(bytes, headers));
-    decodeEncodedBody(bytes, headers, opts.bodyLimit).then(
+    const plain = contentCodings(headers.contentEncoding).length === 0;
+    if (plain && bytes.length <= INCREMENTAL_BODY_BYTES) return done(null, decodeBody(bytes, headers));
+    // A big body is parsed in pieces, never blocking the loop for long (issue 13).
+    (plain ? decodeBodyIncrementally(bytes, headers) : decodeEncodedBody(bytes, headers, opts.bodyLimit)).then(
       (decoded) => done(null, decoded),
       (err: Error) => done(err, undefined),
     );
