@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { webhookError, type WebhookError } from './errors.js';
 import { parseIncrementally } from './json-incremental.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, CONSTRUCTOR_OBJECT, endOfString, ESCAPED_NAME_LETTER, OPEN_BRACE, OPEN_BRACKET, PROTO_KEY, PROTOTYPE_KEY, QUOTE } from './json-text.js';
 import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from './limits.js';
 import { answerVersion, decodeReview, identityOf, REVIEW_API_VERSION_V1BETA1, type AdmissionReviewRequest, type ReviewIdentity } from './review.js';
 
@@ -152,23 +153,6 @@ async function inspectIncrementally(bytes: Buffer): Promise<DecodedBody> {
   return decoded;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-/** The index of the quote that closes the string opened at `start` (or the text's length). */
-function endOfString(text: string, start: number): number {
-  for (let at = text.indexOf('"', start + 1); at >= 0; at = text.indexOf('"', at + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
-  return text.length;
-}
-
 /** At most `max + 1` occurrences of `char` are counted. */
 function countUpTo(text: string, char: string, max: number): number {
   let n = 0;
@@ -250,12 +234,6 @@ function scanIdentity(text: string): ReviewIdentity | undefined {
   return { uid, apiVersion: answerVersion(v1beta1 ? REVIEW_API_VERSION_V1BETA1 : undefined) };
 }
 
-// A JSON escape (\u0070) of any letter of "__proto__", "constructor" or "prototype".
-const ESCAPED_NAME_LETTER = /\\u00(?:5[fF]|6[35eEfF]|7[0-59])/;
-// In valid JSON a literal quote cannot stand inside a string, so these match keys only.
-const PROTO_KEY = /"__proto__"\s*:/;
-const CONSTRUCTOR_OBJECT = /"constructor"\s*:\s*\{/;
-const PROTOTYPE_KEY = /"prototype"\s*:/;
 
 /**
  * A prototype key in the parsed `value` of valid JSON `text`, if any. The text decides alone

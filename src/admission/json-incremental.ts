@@ -18,6 +18,7 @@
 //
 // Between pieces the parser yields (setImmediate) once it has run for `budgetMs`.
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CLOSE_BRACE, CLOSE_BRACKET, CONSTRUCTOR_OBJECT, endOfString, ESCAPED_NAME_LETTER, OPEN_BRACE, OPEN_BRACKET, PROTO_KEY, PROTOTYPE_KEY, QUOTE } from './json-text.js';
 
 /** Members handed to JSON.parse at once: about 1 ms of work. */
 export const BATCH_CHARS = 64 * 1024;
@@ -40,27 +41,11 @@ export interface IncrementalOptions {
  */
 export type IncrementalResult = { ok: true; value: unknown; prototypeSuspect: boolean } | { ok: false; tooDeep: boolean };
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const NO_CLOSE = -1;
 
 class Invalid extends Error {}
-
-/** The index of the quote that closes the string opened at `start` (or the text's length). */
-function endOfString(text: string, start: number): number {
-  for (let at = text.indexOf('"', start + 1); at >= 0; at = text.indexOf('"', at + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
-  return text.length;
-}
 
 function skipSpace(text: string, at: number): number {
   for (;;) {
@@ -109,11 +94,6 @@ async function scanContainers(text: string, maxDepth: number, minSpan: number, c
   return big;
 }
 
-// What prototypeKey in body.ts looks for; here only to tell whether it needs to look at all.
-const ESCAPED_NAME_LETTER = /\\u00(?:5[fF]|6[35eEfF]|7[0-59])/;
-const PROTO_KEY = /"__proto__"\s*:/;
-const CONSTRUCTOR_OBJECT = /"constructor"\s*:\s*\{/;
-const PROTOTYPE_KEY = /"prototype"\s*:/;
 
 function ownPrototypeKey(node: object): boolean {
   if (Object.hasOwn(node, '__proto__')) return true;
