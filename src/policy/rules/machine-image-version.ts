@@ -34,85 +34,116 @@ export function isUnprefixedQualifiedName(name: string): boolean {
 
 const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ');
 
-// Each check appends to `out`: a profile has hundreds of image versions, most without problems.
+// Each check appends to `out`: a profile has hundreds of image versions, most without problems,
+// so a field path or a message is only built for a violation.
 
-function versionString(out: Violation[], v: MachineImageVersion, path: string, what: string): void {
-  if (v.version === '') out.push(violation(`${path}.version`, `must provide a version for ${what}`));
+/** Where a version sits and how messages name it; both texts are built when a violation needs them. */
+class VersionAt {
+  constructor(
+    readonly image: NamespacedMachineImage,
+    readonly v: MachineImageVersion,
+    private readonly imagePath: string,
+    private readonly k: number,
+  ) {}
+
+  get path(): string {
+    return `${this.imagePath}.versions[${this.k}]`;
+  }
+
+  get what(): string {
+    return `machine image ${this.image.name} version ${this.v.version}`;
+  }
+}
+
+function versionString(out: Violation[], at: VersionAt): void {
+  const v = at.v;
+  if (v.version === '') out.push(violation(`${at.path}.version`, `must provide a version for ${at.what}`));
   else if (!parseVersion(v.version)) {
     out.push(
       violation(
-        `${path}.version`,
-        `could not parse version "${v.version}" of ${what}. Use a semantic version. In case there is no semantic version for this image use the extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version`,
+        `${at.path}.version`,
+        `could not parse version "${v.version}" of ${at.what}. Use a semantic version. In case there is no semantic version for this image use the extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version`,
       ),
     );
   }
 }
 
-function inPlaceAndKubelet(out: Violation[], v: MachineImageVersion, path: string, what: string): void {
+function inPlaceAndKubelet(out: Violation[], at: VersionAt): void {
+  const v = at.v;
   const min = v.inPlaceUpdates?.minVersionForUpdate;
   if (min !== undefined && !parseVersion(min)) {
     // Gardener reports this one on a synthetic path; we keep its path so tooling matches.
-    out.push(violation(`${path}.minVersionForInPlaceUpdate`, `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${what}. Use a semantic version.`));
+    out.push(violation(`${at.path}.minVersionForInPlaceUpdate`, `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
   }
   const constraint = v.kubeletVersionConstraint;
   if (constraint !== undefined && !isValidVersionConstraint(constraint)) {
-    out.push(violation(`${path}.kubeletVersionConstraint`, `cannot parse the kubeletVersionConstraint "${constraint}" of ${what}: use a semver range such as ">= 1.26" or "< 1.30"`));
+    out.push(violation(`${at.path}.kubeletVersionConstraint`, `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
   }
 }
 
-function architectures(out: Violation[], v: MachineImageVersion, path: string, what: string, checks: ImageChecks): void {
-  const archs = v.architectures ?? [];
-  archs.forEach((arch, a) => {
+function architectures(out: Violation[], at: VersionAt, checks: ImageChecks): void {
+  const archs = at.v.architectures ?? [];
+  for (let a = 0; a < archs.length; a++) {
+    const arch = archs[a]!;
     if (!checks.architectures.includes(arch)) {
-      out.push(violation(`${path}.architectures[${a}]`, `architecture "${arch}" of ${what} is not supported: supported values: ${quoted(checks.architectures)}`));
+      out.push(violation(`${at.path}.architectures[${a}]`, `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
     }
-  });
+  }
   if (checks.capabilities) return;
   if (checks.architecturesRequired && archs.length === 0) {
-    out.push(violation(`${path}.architectures`, `must provide at least one architecture for ${what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
+    out.push(violation(`${at.path}.architectures`, `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
   }
-  if (checks.full && (v.capabilityFlavors?.length ?? 0) > 0) {
-    out.push(violation(`${path}.capabilityFlavors`, `must not provide capabilities without global definition: ${what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
+  if (checks.full && (at.v.capabilityFlavors?.length ?? 0) > 0) {
+    out.push(violation(`${at.path}.capabilityFlavors`, `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
   }
 }
 
-function containerRuntimes(out: Violation[], cri: CRI, path: string, what: string): void {
-  const seen = new Set<string>();
-  (cri.containerRuntimes ?? []).forEach((cr, m) => {
-    const field = `${path}.containerRuntimes[${m}].type`;
+/** A set of the values seen so far, made only for a list that can hold a duplicate (two entries or more). */
+const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new Set<string>() : undefined);
+
+function containerRuntimes(out: Violation[], cri: CRI, criPath: () => string, at: VersionAt): void {
+  const runtimes = cri.containerRuntimes ?? [];
+  const seen = seenSet(runtimes.length);
+  for (let m = 0; m < runtimes.length; m++) {
+    const cr = runtimes[m]!;
+    const field = () => `${criPath()}.containerRuntimes[${m}].type`;
     if (!isUnprefixedQualifiedName(cr.type)) {
-      out.push(violation(field, `container runtime type "${cr.type}" of ${what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
+      out.push(violation(field(), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
     }
-    if (seen.has(cr.type)) out.push(violation(field, `duplicate value "${cr.type}": ${what} lists container runtime type ${cr.type} more than once`));
-    seen.add(cr.type);
-  });
+    if (seen?.has(cr.type)) out.push(violation(field(), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
+    seen?.add(cr.type);
+  }
 }
 
-function criOf(out: Violation[], v: MachineImageVersion, path: string, what: string, required: boolean): void {
-  const cris = v.cri ?? [];
+function criOf(out: Violation[], at: VersionAt, required: boolean): void {
+  const cris = at.v.cri ?? [];
   if (cris.length === 0) {
-    if (required) out.push(violation(`${path}.cri`, `must provide at least one supported container runtime for ${what}: set cri to [{name: containerd}]`));
+    if (required) out.push(violation(`${at.path}.cri`, `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`));
     return;
   }
-  const seen = new Set<string>();
-  cris.forEach((cri, c) => {
-    const criPath = `${path}.cri[${c}]`;
-    if (seen.has(cri.name)) out.push(violation(criPath, `duplicate value "${cri.name}": ${what} lists cri ${cri.name} more than once`));
-    seen.add(cri.name);
+  const seen = seenSet(cris.length);
+  for (let c = 0; c < cris.length; c++) {
+    const cri = cris[c]!;
+    const criPath = () => `${at.path}.cri[${c}]`;
+    if (seen?.has(cri.name)) out.push(violation(criPath(), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
+    seen?.add(cri.name);
     if (cri.name !== 'containerd') {
-      out.push(violation(`${criPath}.name`, `container runtime interface (cri) "${cri.name}" of ${what} is not supported: supported values: "containerd"`));
+      out.push(violation(`${criPath()}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
-    containerRuntimes(out, cri, criPath, what);
-  });
+    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) containerRuntimes(out, cri, criPath, at);
+  }
 }
 
-/** Appends every problem of one version; `seen` holds the versions of this image name met so far (duplicates). */
-export function judgeImageVersion(out: Violation[], image: NamespacedMachineImage, v: MachineImageVersion, path: string, checks: ImageChecks, seen: Set<string>): void {
-  const what = `machine image ${image.name} version ${v.version}`;
-  if (seen.has(v.version)) out.push(violation(path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`));
+/**
+ * Appends every problem of version `k` of the image at `imagePath`; `seen` holds the versions of
+ * this image name met so far (duplicates).
+ */
+export function judgeImageVersion(out: Violation[], image: NamespacedMachineImage, v: MachineImageVersion, imagePath: string, k: number, checks: ImageChecks, seen: Set<string>): void {
+  const at = new VersionAt(image, v, imagePath, k);
+  if (seen.has(v.version)) out.push(violation(at.path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`));
   seen.add(v.version);
-  versionString(out, v, path, what);
-  inPlaceAndKubelet(out, v, path, what);
-  architectures(out, v, path, what, checks);
-  if (checks.full) criOf(out, v, path, what, !checks.parentVersions?.has(v.version));
+  versionString(out, at);
+  inPlaceAndKubelet(out, at);
+  architectures(out, at, checks);
+  if (checks.full) criOf(out, at, !checks.parentVersions?.has(v.version));
 }

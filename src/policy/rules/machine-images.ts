@@ -79,7 +79,8 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
     }
     const checks = checksOf(image);
     for (const problem of imageFields(image, path, checks)) out.push(problem);
-    (image.versions ?? []).forEach((v, k) => judgeImageVersion(out, image, v, `${path}.versions[${k}]`, checks, seen));
+    const versions = image.versions ?? [];
+    for (let k = 0; k < versions.length; k++) judgeImageVersion(out, image, versions[k]!, path, k, checks, seen);
   });
   return out;
 }
