@@ -110,6 +110,7 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
     config: opts.config,
     lifecycleGate: opts.config.featureGates.VersionClassificationLifecycle,
     state: opts.state,
+    prepared: {},
   };
   switch (request.kind) {
     case 'CloudProfile':

@@ -12,6 +12,7 @@ import type {
 } from './types.js';
 import type { Warning } from './warning.js';
 import type { ProfileEntries } from './forced-update.js';
+import type { VersionIndex } from './rules/version-lists.js';
 
 /** Every rule ID of POLICY.md. The ID is the label in messages, metrics, config and tests. */
 export const RULE_IDS = [
@@ -83,6 +84,16 @@ interface ContextBase {
   /** Feature gate VersionClassificationLifecycle. */
   lifecycleGate: boolean;
   state: ClusterState;
+  /**
+   * What several rules read, prepared on first use and then shared for the rest of the review.
+   * evaluate() gives each review a fresh one; a context without it prepares per call.
+   */
+  prepared?: Prepared;
+}
+
+export interface Prepared {
+  /** The old object's versions on a profile UPDATE (PAST-EXPIRATION, LIFECYCLE-ORDER, SUPPORTED-PER-MINOR). */
+  oldVersions?: VersionIndex;
 }
 
 export interface CloudProfileContext extends ContextBase {

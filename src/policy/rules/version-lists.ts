@@ -104,13 +104,15 @@ export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
 }
 
 /**
- * The old object's versions on UPDATE (none on CREATE). PAST-EXPIRATION and LIFECYCLE-ORDER each
- * build their own: sharing one through a WeakMap keyed on the context cost far more than it
- * saved, because V8's young-generation GC keeps a WeakMap's values alive, and these hold the
- * whole old profile of a request, which was then copied and promoted on every GC.
+ * The old object's versions on UPDATE (none on CREATE), indexed once per review and shared by the
+ * rules that compare with it. It lives on the review's own context: a WeakMap keyed on the
+ * context cost far more than it saved, because V8's young-generation GC keeps a WeakMap's values
+ * alive, and these hold the whole old profile of a request.
  */
 export function oldVersions(ctx: ProfileWrite): VersionIndex {
-  return ctx.operation === 'UPDATE' ? indexVersions(ctx.oldObject?.spec) : NO_VERSIONS;
+  if (ctx.operation !== 'UPDATE') return NO_VERSIONS;
+  if (!ctx.prepared) return indexVersions(ctx.oldObject?.spec);
+  return (ctx.prepared.oldVersions ??= indexVersions(ctx.oldObject?.spec));
 }
 
 /** Whether two entries carry the same classification fields, as written (a cheap "unchanged" test). */
