@@ -6,7 +6,7 @@ import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import { profileEntries, stateProfileEntries } from './forced-update.js';
 import { mergeNamespacedProfile } from './merge.js';
-import type { Decision, PolicyRequest, Rule, RuleContext, Violation } from './rule.js';
+import type { CloudProfileContext, Decision, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext, Violation } from './rule.js';
 import { capViolations } from './rule.js';
 import { RULES } from './rules/index.js';
 import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, PolicedObject, Shoot } from './types.js';
@@ -102,52 +102,46 @@ export function profileSpecOf(shoot: Shoot, state: ClusterState): CloudProfileSp
   return ncp ? mergedProfileOf(ncp, state)?.merged : undefined;
 }
 
+// Each context is one object literal, then its optional fields assigned: spreading a base object
+// and optional parts into a literal cost about 4 us per review on Node 20 and made the context a
+// slow (dictionary-mode) object that every rule then read from.
 function buildContext(request: PolicyRequest, object: PolicedObject | undefined, opts: EvaluateOptions): RuleContext {
-  const base = {
-    operation: request.operation,
-    request,
-    now: opts.now,
-    config: opts.config,
-    lifecycleGate: opts.config.featureGates.VersionClassificationLifecycle,
-    state: opts.state,
-    prepared: {},
-  };
+  const { operation } = request;
+  const { now, config, state } = opts;
+  const lifecycleGate = config.featureGates.VersionClassificationLifecycle;
   switch (request.kind) {
-    case 'CloudProfile':
-      return {
-        ...base,
-        kind: 'CloudProfile',
-        ...(object ? { object: object as CloudProfile } : {}),
-        ...(request.oldObject ? { oldObject: request.oldObject as CloudProfile } : {}),
-      };
+    case 'CloudProfile': {
+      const ctx: CloudProfileContext = { kind: 'CloudProfile', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      if (object) ctx.object = object as CloudProfile;
+      if (request.oldObject) ctx.oldObject = request.oldObject as CloudProfile;
+      return ctx;
+    }
     case 'NamespacedCloudProfile': {
       const ncp = object as NamespacedCloudProfile | undefined;
       const old = request.oldObject as NamespacedCloudProfile | undefined;
-      const current = ncp ? mergedProfileOf(ncp, opts.state) : undefined;
-      const previous = old ? mergedProfileOf(old, opts.state) : undefined;
+      const current = ncp ? mergedProfileOf(ncp, state) : undefined;
+      const previous = old ? mergedProfileOf(old, state) : undefined;
       const parent = current?.parent ?? previous?.parent;
-      return {
-        ...base,
-        kind: 'NamespacedCloudProfile',
-        ...(ncp ? { object: ncp } : {}),
-        ...(old ? { oldObject: old } : {}),
-        ...(parent ? { parent } : {}),
-        ...(current ? { merged: current.merged } : {}),
-        ...(previous ? { oldMerged: previous.merged } : {}),
-      };
+      const ctx: NamespacedCloudProfileContext = { kind: 'NamespacedCloudProfile', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      if (ncp) ctx.object = ncp;
+      if (old) ctx.oldObject = old;
+      if (parent) ctx.parent = parent;
+      if (current) ctx.merged = current.merged;
+      if (previous) ctx.oldMerged = previous.merged;
+      return ctx;
     }
     case 'Shoot': {
       const shoot = object as Shoot | undefined;
-      const profile = shoot ? profileSpecOf(shoot, opts.state) : undefined;
-      // A CloudProfile's spec is the state's own object; a merged one is new in every review.
-      const entries = profile ? (effectiveProfileRef(shoot!)?.kind === 'CloudProfile' ? stateProfileEntries(profile) : profileEntries(profile)) : undefined;
-      return {
-        ...base,
-        kind: 'Shoot',
-        ...(shoot ? { object: shoot } : {}),
-        ...(request.oldObject ? { oldObject: request.oldObject as Shoot } : {}),
-        ...(profile ? { profile, entries } : {}),
-      };
+      const profile = shoot ? profileSpecOf(shoot, state) : undefined;
+      const ctx: ShootContext = { kind: 'Shoot', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      if (shoot) ctx.object = shoot;
+      if (request.oldObject) ctx.oldObject = request.oldObject as Shoot;
+      if (profile) {
+        ctx.profile = profile;
+        // A CloudProfile's spec is the state's own object; a merged one is new in every review.
+        ctx.entries = effectiveProfileRef(shoot!)?.kind === 'CloudProfile' ? stateProfileEntries(profile) : profileEntries(profile);
+      }
+      return ctx;
     }
   }
 }
