@@ -47,14 +47,77 @@ export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
       delete v.expirationDate;
     }
   }
+  // A Shoot on the realistic profile as kube-apiserver sends it (metadata, labels, status left
+  // out): an UPDATE that only touches an annotation, and a CREATE.
+  const shoot = apiShoot(population[42]);
+  const annotated = structuredClone(shoot);
+  annotated.metadata.annotations['gardener.cloud/operation'] = 'reconcile';
+  annotated.metadata.resourceVersion = '123457';
+  const created = structuredClone(shoot);
+  created.metadata.name = 'shoot-new';
+  delete created.metadata.uid;
+  delete created.metadata.resourceVersion;
+  delete created.metadata.generation;
   return {
-    state: [small, big, ...population],
+    state: [small, big, plainCloudProfile(), ...population],
     reviews: {
       a: { title: '(a) small CloudProfile UPDATE, allowed', path: '/validate', expect: 'allowed', review: review({ uid: 'a', operation: 'UPDATE', object: smallNext, oldObject: small }) },
       b: { title: '(b) realistic profile, in-use version removed, denied (10,000 Shoots)', path: '/validate', expect: 'denied', review: review({ uid: 'b', operation: 'UPDATE', object: removeVersion(big, pinned), oldObject: big }) },
       c: { title: '(c) /mutate CREATE, lifecycles defaulted', path: '/mutate', expect: 'patched', review: review({ uid: 'c', operation: 'CREATE', object: plain }) },
+      d: { title: '(d) Shoot UPDATE, annotation-only change, /validate', path: '/validate', expect: 'allowed', review: review({ uid: 'd', operation: 'UPDATE', object: annotated, oldObject: shoot }) },
+      e: { title: '(e) Shoot UPDATE, annotation-only change, /mutate', path: '/mutate', expect: 'allowed', review: review({ uid: 'e', operation: 'UPDATE', object: annotated, oldObject: shoot }) },
+      f: { title: '(f) Shoot CREATE, /validate', path: '/validate', expect: 'allowed', review: review({ uid: 'f', operation: 'CREATE', object: created }) },
+      g: { title: '(g) realistic profile with plain versions, label-only UPDATE', path: '/validate', expect: 'allowed', review: plainUpdate() },
     },
   };
+}
+
+/**
+ * The realistic profile written with plain versions (60 Kubernetes versions, 8 images × 40, no
+ * classifications or dates: bench/policy-bounds.js's shape), in the state as stored.
+ */
+function plainCloudProfile() {
+  const kubernetes = [];
+  for (let m = 0; m < 10; m++) for (let p = 0; p < 6; p++) kubernetes.push({ version: `1.${25 + m}.${p}` });
+  const machineImages = Array.from({ length: 8 }, (_, i) => {
+    const versions = [];
+    for (let m = 0; m < 10; m++) for (let p = 0; p < 4; p++) versions.push({ version: `${1000 + m}.${p}.0`, cri: [{ name: 'containerd' }], architectures: ['amd64'] });
+    return { name: `image-${i}`, updateStrategy: 'major', versions };
+  });
+  return { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', metadata: { name: 'plain-versions' }, spec: { type: 'aws', kubernetes: { versions: kubernetes }, machineImages, regions: [{ name: 'region-1' }] } };
+}
+
+/** A label-only UPDATE of the plain-versions profile. */
+function plainUpdate() {
+  const old = plainCloudProfile();
+  const next = structuredClone(old);
+  next.metadata.labels = { team: 'landscape' };
+  return review({ uid: 'g', operation: 'UPDATE', object: next, oldObject: old });
+}
+
+/** A bench Shoot with the metadata and spec fields a real one carries (about 1 KB as JSON). */
+function apiShoot(s) {
+  const out = structuredClone(s);
+  out.metadata = {
+    ...out.metadata,
+    uid: '5b0c4ee4-5d5e-4b8e-9c57-0c0d3a3f0a42',
+    resourceVersion: '123456',
+    generation: 7,
+    creationTimestamp: '2026-01-15T10:00:00Z',
+    labels: { 'shoot.gardener.cloud/status': 'healthy', 'project.gardener.cloud/name': 'project-42' },
+    annotations: { 'gardener.cloud/created-by': 'someone@example.com' },
+    finalizers: ['gardener'],
+  };
+  out.spec = {
+    ...out.spec,
+    region: 'region-1',
+    secretBindingName: 'aws-credentials',
+    networking: { type: 'calico', pods: '100.96.0.0/11', nodes: '10.250.0.0/16', services: '100.64.0.0/13' },
+    addons: { nginxIngress: { enabled: false }, kubernetesDashboard: { enabled: false } },
+    purpose: 'production',
+    hibernation: { enabled: false },
+  };
+  return out;
 }
 
 function post(url, body, ca) {
@@ -71,7 +134,7 @@ function post(url, body, ca) {
 }
 
 /** Fails loudly if a server does not answer a review the way the scenario says. */
-async function verify(server, sc, body, ca, expect) {
+export async function verify(server, sc, body, ca, expect) {
   const { status, body: text } = await post(server.url + sc.path, body, ca);
   const response = JSON.parse(text).response ?? {};
   const got = status !== 200 ? `HTTP ${status}` : !response.allowed ? 'denied' : response.patch ? 'patched' : 'allowed';
@@ -79,7 +142,7 @@ async function verify(server, sc, body, ca, expect) {
   return { warnings: response.warnings?.length ?? 0, message: response.status?.message?.slice(0, 160) };
 }
 
-async function client(opts) {
+export async function client(opts) {
   const { stdout } = await run(process.execPath, [join(ROOT, 'bench/load-client.js'), JSON.stringify(opts)], { cwd: ROOT, maxBuffer: 1 << 20 });
   return JSON.parse(stdout);
 }
@@ -88,7 +151,7 @@ async function client(opts) {
  * Runs the section. `rounds` alternating rounds of `durationS` seconds for the maximum, then
  * `pacedRounds` alternating rounds at half our maximum.
  */
-export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pacedS = 4, connections = 4, log = () => {} } = {}) {
+export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pacedS = 4, connections = 4, only, log = () => {} } = {}) {
   const certs = await certificates();
   const { state, reviews } = scenarios();
   const stateFile = await writeState(certs.dir, 'state.yaml', state);
@@ -98,6 +161,7 @@ export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pace
   const out = { connections, rounds, durationS, pacedRounds, pacedS, scenarios: {} };
   try {
     for (const [key, sc] of Object.entries(reviews)) {
+      if (only && !only.includes(key)) continue;
       const body = JSON.stringify(sc.review);
       const bodyFile = join(certs.dir, `${key}.json`);
       await writeFile(bodyFile, body);

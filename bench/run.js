@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, freemem, release, type } from 'node:os';
 import { growth, runCore } from './core.js';
 import { runLoad } from './load.js';
+import { runReviewCost } from './review-alloc.js';
 import { runMemory } from './memory.js';
 import { runStartup } from './startup.js';
 import { ROOT } from './servers.js';
@@ -24,8 +25,8 @@ const only = onlyArg >= 0 ? new Set(args[onlyArg + 1].split(',')) : undefined;
 const wanted = (section) => !only || only.has(section);
 
 const SETTINGS = quick
-  ? { core: { rounds: 3 }, load: { rounds: 2, durationS: 2, pacedRounds: 1, pacedS: 2 }, memory: { shoots: 10_000, rounds: 1, staticRounds: 1 }, startup: { rounds: 3 } }
-  : { core: { rounds: 7 }, load: { rounds: 5, durationS: 4, pacedRounds: 3, pacedS: 4 }, memory: { shoots: 100_000, rounds: 3, staticRounds: 1 }, startup: { rounds: 5 } };
+  ? { core: { rounds: 3 }, load: { rounds: 2, durationS: 2, pacedRounds: 1, pacedS: 2 }, review: { rounds: 3 }, memory: { shoots: 10_000, rounds: 1, staticRounds: 1 }, startup: { rounds: 3 } }
+  : { core: { rounds: 7 }, load: { rounds: 5, durationS: 4, pacedRounds: 3, pacedS: 4 }, review: { rounds: 7 }, memory: { shoots: 100_000, rounds: 3, staticRounds: 1 }, startup: { rounds: 5 } };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 const gitRev = () => {
@@ -61,6 +62,7 @@ if (render) {
   const sections = [
     ['core', () => runCore({ ...SETTINGS.core, log })],
     ['load', () => runLoad({ ...SETTINGS.load, log })],
+    ['review', async () => ({ loadavg: [loadavg()[0]], shapes: await runReviewCost({ ...SETTINGS.review, log }), after: loadavg()[0] })],
     ['memory', () => runMemory({ ...SETTINGS.memory, log })],
     ['startup', () => runStartup({ ...SETTINGS.startup, log })],
   ];
@@ -123,7 +125,7 @@ if (results.load) {
   const L = results.load;
   md.push('## 1. HTTPS load', '');
   md.push(
-    `\`version-policy serve\` (static state: the two profiles and 10,000 Shoots; production config: log level info, metrics on, ` +
+    `\`version-policy serve\` (static state: the three profiles and 10,000 Shoots; production config: log level info, metrics on, ` +
       `log lines written to /dev/null) against \`bench/baseline-server.js\` (bare Fastify, same certificates, same body limit, ` +
       `parses the same body, answers a constant "allowed"). Keep-alive HTTPS on 127.0.0.1.`,
     '',
@@ -153,10 +155,35 @@ if (results.load) {
   md.push(table(['Review', 'Rate (req/s) = 50% of our max', 'Ours p50 (ms)', 'Ours p99 (ms)', 'Baseline p50 / p99 at the same rate (ms)'], half), '');
   md.push(`Answers checked before loading: ${Object.values(L.scenarios).map((s) => `${s.title.split(' ')[0]} ${s.answer.message ? 'denied' : 'as expected'}${s.answer.warnings ? ` with ${s.answer.warnings} warning(s)` : ''}`).join('; ')}. Errors of the baseline: ${Object.values(L.scenarios).reduce((a, s) => a + s.errors.base + s.non2xx.base, 0)}.`, '');
   md.push(`Load average per review: ${Object.values(L.scenarios).map((s) => `${s.title.split(' ')[0]} ${s.loadavg.map(f2).join(' → ')}`).join('; ')}.`, '');
-  const b = L.scenarios.b;
-  targets.push(['Throughput on (b) ≥ 80% of the bare baseline', `${f0(b.ratio * 100)}% (${f0(b.ours.rps)} vs ${f0(b.base.rps)} req/s)`, verdict(b.ratio >= 0.8)]);
-  const worstHalf = Math.max(...Object.values(L.scenarios).map((s) => s.half.ours.p99));
-  targets.push(['p99 ≤ 5 ms at 50% of our maximum rate', Object.entries(L.scenarios).map(([k, s]) => `(${k}) ${f2(s.half.ours.p99)} ms`).join(', '), verdict(worstHalf <= 5)]);
+  // Every shape: at least 80% of the bare baseline; p99 at half our maximum at most 5 ms, or 1.5×
+  // the baseline's own p99 at that rate, whichever is larger.
+  const shapes = Object.entries(L.scenarios);
+  const short = (k) => `(${k})`;
+  const ratioMet = shapes.filter(([, s]) => s.ratio >= 0.8).length;
+  targets.push([
+    'Throughput ≥ 80% of the bare baseline, every shape',
+    shapes.map(([k, s]) => `${short(k)} ${f2(s.ratio)}`).join(', '),
+    ratioMet === shapes.length ? 'met' : `**not met** (${ratioMet} of ${shapes.length})`,
+  ]);
+  const p99Bound = (s) => Math.max(5, 1.5 * s.half.base.p99);
+  const p99Met = shapes.filter(([, s]) => s.half.ours.p99 <= p99Bound(s)).length;
+  targets.push([
+    'p99 at 50% of our maximum ≤ max(5 ms, 1.5 × the baseline p99 at that rate), every shape',
+    shapes.map(([k, s]) => `${short(k)} ${f2(s.half.ours.p99)} ms (bound ${f2(p99Bound(s))})`).join(', '),
+    p99Met === shapes.length ? 'met' : `**not met** (${p99Met} of ${shapes.length})`,
+  ]);
+}
+
+if (results.review) {
+  const R = results.review;
+  md.push('## 1b. Work per review outside transport', '');
+  md.push(
+    'The same reviews and state as section 1, in-process (`bench/review-alloc.js`): the body decoded (UTF-8, nesting, JSON, prototype keys, envelope), ' +
+      '`admit()` (schema, mutating path, rules, warnings, patch) and the answer serialised. CPU time per review, median of alternating rounds; ' +
+      `allocation per review is the median heap growth over single reviews run without a GC in between. ${loads([...R.loadavg, R.after])}.`,
+    '',
+  );
+  md.push(table(['Review', 'CPU µs/review', 'Spread', 'Allocated per review'], Object.values(R.shapes).map((s) => [s.title, `**${f0(s.ours.us)}**`, pct(s.ours.spread), kb(s.ours.bytes)])), '');
 }
 
 if (results.core) {
