@@ -18,7 +18,7 @@
 //
 // Between pieces the parser yields (setImmediate) once it has run for `budgetMs`.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CLOSE_BRACE, CLOSE_BRACKET, CONSTRUCTOR_OBJECT, endOfString, ESCAPED_NAME_LETTER, OPEN_BRACE, OPEN_BRACKET, PROTO_KEY, PROTOTYPE_KEY, QUOTE } from './json-text.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, endOfString, OPEN_BRACE, OPEN_BRACKET, ownPrototypeKey, prototypeKey, QUOTE } from './json-text.js';
 
 /** Members handed to JSON.parse at once: about 1 ms of work. */
 export const BATCH_CHARS = 64 * 1024;
@@ -95,34 +95,8 @@ async function scanContainers(text: string, maxDepth: number, minSpan: number, c
 }
 
 
-function ownPrototypeKey(node: object): boolean {
-  if (Object.hasOwn(node, '__proto__')) return true;
-  if (!Object.hasOwn(node, 'constructor')) return false;
-  const ctor = (node as Record<string, unknown>).constructor;
-  return ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype');
-}
-
-/** Whether the value JSON.parse made of `text` holds a prototype key anywhere (the walk only when the text could spell one). */
-function holdsPrototypeKey(text: string, root: unknown): boolean {
-  if (PROTO_KEY.test(text)) return true;
-  if (!ESCAPED_NAME_LETTER.test(text) && !(CONSTRUCTOR_OBJECT.test(text) && PROTOTYPE_KEY.test(text))) return false;
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const child of node) if (child !== null && typeof child === 'object') pending.push(child);
-      continue;
-    }
-    if (ownPrototypeKey(node)) return true;
-    const record = node as Record<string, unknown>;
-    for (const key in record) {
-      const child = record[key];
-      if (child !== null && typeof child === 'object') pending.push(child);
-    }
-  }
-  return false;
-}
+/** Whether the value JSON.parse made of `text` holds a prototype key anywhere. */
+const holdsPrototypeKey = (text: string, root: unknown): boolean => prototypeKey(text, root) !== undefined;
 
 /** Sets a key as JSON.parse does: an own data property, even for `__proto__`. */
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -247,7 +221,7 @@ async function parseWithin(text: string, big: Map<number, number>, batchChars: n
     // At a closing bracket (j): the container ends, and so may its parents.
     for (;;) {
       if (j !== frame.close || text.charCodeAt(j) !== (frame.isObject ? CLOSE_BRACE : CLOSE_BRACKET)) throw new Invalid('mismatched bracket');
-      if (frame.isObject && ownPrototypeKey(frame.value)) suspect = true;
+      if (frame.isObject && ownPrototypeKey(frame.value) !== undefined) suspect = true;
       const done = frame;
       const parent = stack.pop();
       if (!parent) {
