@@ -86,14 +86,21 @@ function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision:
 
 /**
  * The outcome of an evaluated review. Every warning in full is read from the decision only when
- * asked for (the debug log): a profile's full texts cost more than all its rules together.
+ * asked for (the debug log): a profile's full texts cost more than all its rules together. A class
+ * getter, not a getter in a literal: see EvaluatedDecision in policy/evaluate.ts for why.
  */
+class Judged implements AdmissionOutcome {
+  constructor(
+    readonly response: AdmissionResponse,
+    readonly rules: string[],
+    private readonly decision: Decision,
+  ) {}
+
+  get allWarnings(): readonly string[] {
+    return this.decision.allWarnings;
+  }
+}
+
 function judged(response: AdmissionResponse, rules: string[], decision: Decision): AdmissionOutcome {
-  return {
-    response,
-    rules,
-    get allWarnings() {
-      return decision.allWarnings;
-    },
-  };
+  return new Judged(response, rules, decision);
 }
