@@ -82,8 +82,21 @@ export function parseInstant(value: string | undefined): number {
   return ms;
 }
 
+const formattedCache = new Map<number, string>();
+
+/**
+ * Epoch ms → RFC 3339 (`2026-11-26T00:00:00Z`; milliseconds only when there are some). Remembered:
+ * a review formats the same few dates once per version (defaulted expiries, warnings), and a Date
+ * plus two strings per call was a tenth of a /mutate review. Bounded like the caches above.
+ */
 export function formatInstant(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  let text = formattedCache.get(ms);
+  if (text === undefined) {
+    if (formattedCache.size > 10_000) formattedCache.clear();
+    text = new Date(ms).toISOString().replace('.000Z', 'Z');
+    formattedCache.set(ms, text);
+  }
+  return text;
 }
 
 export interface Stage {
