@@ -3,15 +3,16 @@
 // if it can be, so that kube-apiserver gets an AdmissionReview with the reason rather than a body
 // it cannot read; nothing here ever answers allowed: true.
 //
-// Every step is linear in the body and cheap next to JSON.parse itself: a native UTF-8 check, a
-// nesting-depth scan that only runs when the body holds more than MAX_NESTING_DEPTH brackets, and
-// a walk for prototype keys that only runs when the text could spell one.
+// Every step is linear in the body and cheap next to JSON.parse itself: a native UTF-8 check, and
+// when the body holds more than MAX_NESTING_DEPTH brackets, one walk of the parsed value for
+// nesting and prototype keys; with fewer, a search of the text for keys that could be prototype
+// keys (and a walk only when one could be).
 import { isUtf8 } from 'node:buffer';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { webhookError, type WebhookError } from './errors.js';
 import { parseIncrementally } from './json-incremental.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, endOfString, OPEN_BRACE, OPEN_BRACKET, prototypeKey, QUOTE } from './json-text.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, endOfString, OPEN_BRACE, OPEN_BRACKET, prototypeKey, prototypeKeyFound, QUOTE, walkTree } from './json-text.js';
 import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from './limits.js';
 import { answerVersion, decodeReview, identityOf, REVIEW_API_VERSION_V1BETA1, type AdmissionReviewRequest, type ReviewIdentity } from './review.js';
 
@@ -117,16 +118,23 @@ function inspect(bytes: Buffer): DecodedBody {
   // Invalid sequences decode to U+FFFD; a uid that holds one is not the uid that was sent.
   const text = bytes.toString('utf8');
   const readable = (identity: ReviewIdentity | undefined) => (utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined);
-  if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
   let value: unknown;
   try {
+    // V8's JSON.parse is iterative: nesting costs it no stack, and the body is at most 512 KiB.
     value = JSON.parse(text);
   } catch {
+    // Too deep is said before broken, whichever the body is first.
+    if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
     return refusal(webhookError(utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'), readable(scanIdentity(text)));
   }
+  // Few brackets: the nesting cannot pass the limit, and the text tells whether a prototype key
+  // could be there. More: one walk of the parsed value judges both, on what JSON.parse kept (a
+  // value a later duplicate key replaced is never seen downstream, so it is not judged either).
+  const walked = fewBrackets(text, MAX_NESTING_DEPTH) ? undefined : walkTree(value, MAX_NESTING_DEPTH);
+  if (walked?.tooDeep) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
   if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(value)));
   // JSON.parse makes "__proto__" an own key and never pollutes, but nothing downstream gets one.
-  const key = prototypeKey(text, value);
+  const key = walked ? prototypeKeyFound(text, walked) : prototypeKey(text, value);
   if (key !== undefined) return refusal(webhookError('PROTOTYPE_KEY', key), identityOf(value));
   const decoded = decodeReview(value);
   if (!decoded.ok) return refusal(webhookError('REVIEW_INVALID', decoded.message), decoded.identity);
@@ -160,11 +168,16 @@ function countUpTo(text: string, char: string, max: number): number {
   return n;
 }
 
+/** Whether the text holds at most `limit` opening brackets, so that nothing in it nests deeper: two native searches. */
+function fewBrackets(text: string, limit: number): boolean {
+  const braces = countUpTo(text, '{', limit);
+  return braces <= limit && braces + countUpTo(text, '[', limit - braces) <= limit;
+}
+
 /** Whether arrays and objects nest deeper than `limit` (in valid JSON or not). */
 export function nestsDeeperThan(text: string, limit: number): boolean {
   // Depth cannot exceed the number of opening brackets: most bodies stop at two native searches.
-  const braces = countUpTo(text, '{', limit);
-  if (braces <= limit && braces + countUpTo(text, '[', limit - braces) <= limit) return false;
+  if (fewBrackets(text, limit)) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

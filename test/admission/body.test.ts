@@ -75,3 +75,34 @@ t.test('an encoded body is always refused; decoding is bounded by the limit', as
   t.notOk((over as { identity?: unknown }).identity, 'past the limit the uid is not read');
   t.notOk(((await decodeEncodedBody(gzipSync(text('n')), { ...headers, contentEncoding: 'gzip, gzip, gzip' }, 1 << 20)) as { identity?: unknown }).identity, 'three layers are not unwrapped');
 });
+
+t.test('a body with more brackets than the nesting limit: one walk of the parsed value, the same answers', async (t) => {
+  // Shallow filler past MAX_NESTING_DEPTH brackets sends a body down the walk; without it, the
+  // same body takes the text searches. Both must answer alike, at the depth limit's edge too.
+  const filler = `"filler":[${'{},'.repeat(MAX_NESTING_DEPTH + 200)}{}],`;
+  const withTop = (body: string, field: string) => `{${field}${body.slice(1)}`;
+  const nested = (n: number) => `"y":${'['.repeat(n)}${']'.repeat(n)},`;
+  const proto = (body: string, key: string) => body.replace('"metadata":{', `"metadata":{${key},`);
+  const cases: Array<[string, string, string]> = [
+    ['valid', text('v'), 'ok'],
+    // The review object is depth 1, so an array nested n deep inside it reaches depth n + 1.
+    ['at the limit', withTop(text('l'), nested(MAX_NESTING_DEPTH - 1)), 'ok'],
+    ['one past the limit', withTop(text('p'), nested(MAX_NESTING_DEPTH)), 'BODY_TOO_DEEP'],
+    ['too deep and broken', withTop(text('b'), nested(MAX_NESTING_DEPTH)).slice(0, -4), 'BODY_TOO_DEEP'],
+    ['a __proto__ key', proto(text('q'), '"__proto__":{}'), 'PROTOTYPE_KEY'],
+    ['an escaped __proto__ key', proto(text('e'), '"\\u005f_proto__":{}'), 'PROTOTYPE_KEY'],
+    ['a constructor.prototype', proto(text('c'), '"constructor":{"prototype":{}}'), 'PROTOTYPE_KEY'],
+    ['a constructor without prototype', proto(text('n'), '"constructor":{"name":"x"},"prototype":1'), 'ok'],
+    ['both kinds', proto(text('k'), '"x":{"__proto__":1},"constructor":{"prototype":{}}'), 'PROTOTYPE_KEY'],
+  ];
+  for (const [what, body, expected] of cases) {
+    const few = decode(body);
+    const many = decode(withTop(body, filler));
+    t.equal(code(few), expected, `${what}: few brackets`);
+    t.equal(code(many), expected, `${what}: many brackets`);
+    t.equal(uid(many), uid(few), `${what}: the same uid`);
+    if (!few.ok && !many.ok) t.equal(many.error.message, few.error.message, `${what}: the same message`);
+  }
+  const both = decode(withTop(proto(text('k'), '"x":{"__proto__":1},"constructor":{"prototype":{}}'), filler));
+  t.match(!both.ok && both.error.message, /"__proto__"/, 'the unescaped __proto__ is named first, as the text search does');
+});
