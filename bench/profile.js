@@ -2,7 +2,9 @@
 // it with one review shape of bench/load.js, then the profile summarised: self time by function
 // and by file, and inclusive time of the admission path's stages.
 //
-//   node bench/profile.js SHAPE [seconds]     (after `npm run build`; SHAPE: a key of load.js)
+//   node bench/profile.js SHAPE [seconds] [--baseline]   (after `npm run build`; SHAPE: a key of load.js)
+//
+// --baseline profiles the bare Fastify server on the same shape instead: what both servers pay.
 //
 // The profile covers the server's whole life (start-up included: a 2,000-Shoot state keeps that
 // short); the .cpuprofile stays in a temporary directory for Chrome DevTools.
@@ -10,16 +12,18 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { client, scenarios } from './load.js';
-import { certificates, startOurs, stop, writeState } from './servers.js';
+import { certificates, startBaseline, startOurs, stop, writeState } from './servers.js';
 
-const [shape = 'd', seconds = '5'] = process.argv.slice(2);
+const baseline = process.argv.includes('--baseline');
+const [shape = 'd', seconds = '5'] = process.argv.slice(2).filter((a) => a !== '--baseline');
 const { state, reviews } = scenarios();
 const sc = reviews[shape];
 const certs = await certificates();
 // The three profiles and 2,000 of the Shoots.
 const stateFile = await writeState(certs.dir, 'state.yaml', state.slice(0, 2003));
 const dir = await mkdtemp(join(tmpdir(), 'vp-profile-'));
-const ours = await startOurs(certs, stateFile, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+const ours = baseline ? await startBaseline(certs, { nodeArgs }) : await startOurs(certs, stateFile, { nodeArgs });
 let rps;
 try {
   const bodyFile = join(certs.dir, 'body.json');
@@ -64,8 +68,8 @@ const top = (m, n, filter = () => true) =>
     .slice(0, n)
     .map(([k, t]) => `  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`)
     .join('\n');
-const STAGES = /^(decodeBody|admit|evaluate|toPolicyRequest|applyMutatingPath|jsonPatch|encodePatch|onResponse|onRequest|child|LOG|redact|writev|\(garbage collector\)|\(idle\)|serialize) /;
-console.log(`${sc.title}: ${rps.toFixed(0)} req/s under --cpu-prof; ${(total / 1e6).toFixed(1)} s profiled (${file} in ${dir})`);
+const STAGES = /^(parse|decodeBody|admit|evaluate|toPolicyRequest|applyMutatingPath|jsonPatch|encodePatch|onResponse|onRequest|child|LOG|redact|writev|\(garbage collector\)|\(idle\)|serialize) /;
+console.log(`${baseline ? 'bare baseline, ' : ''}${sc.title}: ${rps.toFixed(0)} req/s under --cpu-prof; ${(total / 1e6).toFixed(1)} s profiled (${file} in ${dir})`);
 console.log(`Stages (inclusive):\n${top(inclusive, 30, (k) => STAGES.test(k))}`);
 console.log(`Self time, top functions:\n${top(self, 15)}`);
 console.log(`Self time by file:\n${top(files, 12)}`);
