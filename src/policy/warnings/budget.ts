@@ -12,8 +12,8 @@ export const MAX_WARNINGS = 10;
 export const MAX_WARNING_BYTES = 4096;
 export const MAX_WARNING_LENGTH = 256;
 
-const encoder = new TextEncoder();
-const bytes = (s: string) => encoder.encode(s).length;
+// The UTF-8 length without encoding the text into a new array.
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** A text cut to MAX_WARNING_LENGTH characters; no warning needs more, and kube-apiserver would cut it anyway. */
 export function clip(text: string): string {
