@@ -123,6 +123,30 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   ];
 }
 
+const constraintVerdicts = new Map<string, boolean>();
+
+/**
+ * Whether the kubelet version meets the image's constraint; true when either cannot be read.
+ * Remembered per pair, bounded like the version caches: semver's own range cache deletes and
+ * re-inserts its entry under a newly built key string on every hit, and its Map lives in old
+ * space, so each call's key survived young-generation GCs and was promoted (57 KB per scavenge
+ * on Shoot CREATEs, and the mark-compacts that followed; bench/NOTES.md). A hit here stores
+ * nothing.
+ */
+function meetsConstraint(constraint: string, kubelet: string): boolean {
+  const key = `${constraint}\u0000${kubelet}`;
+  let meets = constraintVerdicts.get(key);
+  if (meets === undefined) {
+    // Masterminds constraints separate AND-ed comparisons with commas; node-semver with spaces.
+    const range = semver.validRange(constraint.replaceAll(',', ' '));
+    const parsed = parseVersion(kubelet);
+    meets = !range || !parsed || semver.satisfies(parsed, range);
+    if (constraintVerdicts.size > 10_000) constraintVerdicts.clear();
+    constraintVerdicts.set(key, meets);
+  }
+  return meets;
+}
+
 /** Gardener filters image versions by `kubeletVersionConstraint`; judged when the image or the kubelet changes. */
 function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
   const img = w.machine?.image;
@@ -135,10 +159,7 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
   const entry: MachineImageVersion | undefined = j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version });
   const constraint = entry?.kubeletVersionConstraint;
   if (!constraint) return [];
-  // Masterminds constraints separate AND-ed comparisons with commas; node-semver with spaces.
-  const range = semver.validRange(constraint.replaceAll(',', ' '));
-  const parsed = parseVersion(kubelet);
-  if (!range || !parsed || semver.satisfies(parsed, range)) return [];
+  if (meetsConstraint(constraint, kubelet)) return [];
   return [
     violation(
       `${workerPath(i)}.machine.image`,
