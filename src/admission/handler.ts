@@ -89,7 +89,7 @@ function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision:
  * asked for (the debug log): a profile's full texts cost more than all its rules together. A class
  * getter, not a getter in a literal: see EvaluatedDecision in policy/evaluate.ts for why.
  */
-class Judged implements AdmissionOutcome {
+class EvaluatedOutcome implements AdmissionOutcome {
   constructor(
     readonly response: AdmissionResponse,
     readonly rules: string[],
@@ -102,5 +102,5 @@ class Judged implements AdmissionOutcome {
 }
 
 function judged(response: AdmissionResponse, rules: string[], decision: Decision): AdmissionOutcome {
-  return new Judged(response, rules, decision);
+  return new EvaluatedOutcome(response, rules, decision);
 }
