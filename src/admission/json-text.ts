@@ -41,45 +41,24 @@ export function ownPrototypeKey(node: object): string | undefined {
 export function prototypeKey(text: string, value: unknown): string | undefined {
   if (PROTO_KEY.test(text)) return '"__proto__"';
   if (!ESCAPED_NAME_LETTER.test(text) && !(CONSTRUCTOR_OBJECT.test(text) && PROTOTYPE_KEY.test(text))) return undefined;
-  return prototypeKeyIn(value);
-}
-
-/** The first prototype key in a parsed value, found without recursion (the value may nest 1,000 deep). */
-function prototypeKeyIn(root: unknown): string | undefined {
-  const pending: unknown[] = [root];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const child of node) if (child !== null && typeof child === 'object') pending.push(child);
-      continue;
-    }
-    const own = ownPrototypeKey(node);
-    if (own !== undefined) return own;
-    const record = node as Record<string, unknown>;
-    // for...in allocates no array of values: a 100,000-key map is walked in half the time.
-    for (const key in record) {
-      const child = record[key];
-      if (child !== null && typeof child === 'object') pending.push(child);
-    }
-  }
-  return undefined;
+  return walkTree(value, Number.POSITIVE_INFINITY).first;
 }
 
 /** What one walk of a parsed value found: nesting past the limit, and the first prototype key. */
 export interface TreeFindings {
   tooDeep: boolean;
-  /** The first prototype key in `prototypeKeyIn`'s order, if any. */
+  /** The first prototype key met (depth first, the last child of each container first), if any. */
   first?: string;
   /** Whether some object has an own `__proto__`. */
   proto: boolean;
 }
 
 /**
- * Nesting depth and prototype keys of a parsed value in one walk, without recursion: for a body
- * with more brackets than the limit, in place of the character scan (six times slower on a
- * 293 KB review) and the text searches. A container at the top is depth 1, as in the text. Stops
- * at the first container past `maxDepth`.
+ * Nesting depth and prototype keys of a parsed value in one walk, without recursion (the value
+ * may nest 1,000 deep): for a body with more brackets than the limit, in place of the character
+ * scan (six times slower on a 293 KB review) and the text searches; with an infinite depth, the
+ * walk `prototypeKey` falls back to. A container at the top is depth 1, as in the text. Stops at
+ * the first container past `maxDepth`.
  */
 export function walkTree(root: unknown, maxDepth: number): TreeFindings {
   const found: TreeFindings = { tooDeep: false, proto: false };
@@ -110,6 +89,7 @@ export function walkTree(root: unknown, maxDepth: number): TreeFindings {
       }
     }
     const record = node as Record<string, unknown>;
+    // for...in allocates no array of values: a 100,000-key map is walked in half the time.
     for (const key in record) {
       const child = record[key];
       if (child === null || typeof child !== 'object') continue;
@@ -121,8 +101,8 @@ export function walkTree(root: unknown, maxDepth: number): TreeFindings {
 }
 
 /**
- * The prototype key `prototypeKey(text, value)` names, from a walk of `value` (same answer: the
- * text's unescaped `"__proto__"` first, else the first in walk order).
+ * The prototype key `prototypeKey(text, value)` names, from a walk of `value` already made (same
+ * answer: the text's unescaped `"__proto__"` first, else the first the walk met).
  */
 export function prototypeKeyFound(text: string, found: TreeFindings): string | undefined {
   if (found.first === undefined) return undefined;
