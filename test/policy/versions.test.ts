@@ -1,11 +1,13 @@
 import t from 'tap';
 import {
   classificationAt,
+  classifyStages,
   compareVersions,
   isStrictKubernetesVersion,
   latestVersion,
   nextTransition,
   parseVersion,
+  stagesOf,
   windowsOf,
   windowsOverlapAfter,
 } from '../../src/policy/versions.js';
@@ -73,6 +75,45 @@ t.test('classification at an instant', async (t) => {
     ],
   ];
   for (const [name, v, when, want] of cases) t.equal(classificationAt(v, when), want, name);
+});
+
+t.test('classificationAt reads the version the way classifyStages reads its stages', async (t) => {
+  // classificationAt reads the fields directly (no stage objects); it must agree with the stage
+  // model on every shape, at every instant around every start, including unparseable dates.
+  const stamps = [undefined, '2026-08-01T00:00:00Z', '2026-09-01T00:00:00Z', '2026-10-01T00:00:00Z', 'not a date'];
+  const classes = ['preview', 'supported', 'deprecated', 'expired'];
+  const versions: ExpirableVersion[] = [{ version: '1.0.0' }, { version: '1.0.0', lifecycle: [] }];
+  for (const classification of [undefined, ...classes]) {
+    for (const expirationDate of stamps) {
+      versions.push({ version: '1.0.0', ...(classification ? { classification } : {}), ...(expirationDate ? { expirationDate } : {}) });
+    }
+  }
+  for (const a of classes) {
+    for (const b of classes) {
+      for (const sa of stamps) {
+        for (const sb of stamps) {
+          versions.push({
+            version: '1.0.0',
+            lifecycle: [
+              { classification: a, ...(sa ? { startTime: sa } : {}) },
+              { classification: b, ...(sb ? { startTime: sb } : {}) },
+            ],
+          });
+        }
+      }
+    }
+  }
+  const instants = stamps.filter((s) => s && !Number.isNaN(Date.parse(s))).flatMap((s) => [-1, 0, 1].map((d) => Date.parse(s!) + d));
+  let mismatches = 0;
+  let checked = 0;
+  for (const v of versions) {
+    for (const when of instants) {
+      checked++;
+      if (classificationAt(v, when) !== classifyStages(stagesOf(v), when)) mismatches++;
+    }
+  }
+  t.equal(mismatches, 0, `${checked} (version, instant) pairs agree`);
+  t.ok(checked > 3000, 'the enumeration covers legacy, plain and two-stage lifecycles');
 });
 
 t.test('supported windows and their overlap after now', async (t) => {
