@@ -4,10 +4,9 @@ import type { ClusterState } from '../cluster/state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { FieldError } from '../policy/parse.js';
-import type { Decision, PolicyRequest, Rule } from '../policy/rule.js';
+import type { Decision, Rule } from '../policy/rule.js';
 import { formatDenial } from '../policy/rule.js';
 import { ERRORS, type WebhookError } from './errors.js';
-import { jsonPatch } from './patch.js';
 import type { MappedRequest } from './request.js';
 import { toPolicyRequest } from './request.js';
 import { allowed, denied, errored, patched } from './response.js';
@@ -67,21 +66,21 @@ export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonl
 
   try {
     const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}) });
-    return answer(webhook, uid, mapped.request, decision);
+    return answer(webhook, uid, decision);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], allWarnings: NO_WARNINGS, error };
   }
 }
 
-function answer(webhook: Webhook, uid: string, request: PolicyRequest, decision: Decision): AdmissionOutcome {
+function answer(webhook: Webhook, uid: string, decision: Decision): AdmissionOutcome {
   if (!decision.allowed) {
     const rules = [...new Set(decision.violations.map((v) => v.rule))];
     const message = ERRORS.POLICY_DENIED.message(formatDenial(decision.violations));
     return judged(denied(uid, message, decision.warnings), rules, decision);
   }
-  if (webhook === 'validate' || !decision.mutated || !decision.object) return judged(allowed(uid, decision.warnings), [], decision);
-  return judged(patched(uid, jsonPatch(request.object, decision.object), decision.warnings), [], decision);
+  if (webhook === 'validate' || !decision.patch) return judged(allowed(uid, decision.warnings), [], decision);
+  return judged(patched(uid, decision.patch, decision.warnings), [], decision);
 }
 
 /**

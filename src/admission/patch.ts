@@ -1,6 +1,7 @@
-// Mutation as a diff: the defaulted copy against the original, never hand-built operations
-// (controller-runtime's PatchResponseFromRaw idiom). fast-json-patch escapes paths (RFC 6901) and
-// emits add/remove/replace that kube-apiserver applies to the object exactly as it sent it.
+// JSON Patch for `check`'s report: the difference between the object sent and the one stored.
+// The webhook's own patch is built by the mutating path from the levels defaulting writes
+// (policy/defaulting/patch.ts); both are checked against each other in test/policy/defaulting.
+// fast-json-patch escapes paths (RFC 6901) and emits add/remove/replace.
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 

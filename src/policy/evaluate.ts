@@ -4,6 +4,7 @@ import type { ClusterState } from '../cluster/state.js';
 import type { Config } from '../config.js';
 import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';
+import type { JsonPatchOperation } from './defaulting/patch.js';
 import { profileEntries, stateProfileEntries } from './forced-update.js';
 import { mergeNamespacedProfile } from './merge.js';
 import type { CloudProfileContext, Decision, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext, Violation } from './rule.js';
@@ -66,6 +67,7 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
     notes,
     ...(object && request.operation !== 'DELETE' ? { object } : {}),
     mutated: mutation?.mutated ?? false,
+    ...(mutation?.mutated && request.operation !== 'DELETE' ? { patch: mutation.patch } : {}),
   }, warnings);
 }
 
@@ -91,6 +93,7 @@ class EvaluatedDecision implements Decision {
   readonly notes: string[];
   readonly object?: PolicedObject;
   readonly mutated: boolean;
+  readonly patch?: readonly JsonPatchOperation[];
   #all: string[] | undefined;
   readonly #source: readonly Warning[];
 
@@ -101,6 +104,7 @@ class EvaluatedDecision implements Decision {
     this.notes = d.notes;
     if (d.object) this.object = d.object;
     this.mutated = d.mutated;
+    if (d.patch) this.patch = d.patch;
     this.#source = warnings;
   }
 

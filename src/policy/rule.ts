@@ -11,6 +11,7 @@ import type {
   Shoot,
 } from './types.js';
 import type { Warning } from './warning.js';
+import type { JsonPatchOperation } from './defaulting/patch.js';
 import type { ProfileEntries } from './forced-update.js';
 import type { VersionIndex } from './rules/version-lists.js';
 
@@ -73,6 +74,8 @@ export interface Decision {
   object?: PolicedObject;
   /** True if the mutating path changed the object. */
   mutated: boolean;
+  /** When mutated: the RFC 6902 operations that turn the request's object into `object`. */
+  patch?: readonly JsonPatchOperation[];
 }
 
 interface ContextBase {

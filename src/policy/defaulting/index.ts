@@ -7,14 +7,19 @@ import type { Config } from '../../config.js';
 import { ruleEnabled } from '../../config.js';
 import type { PolicyRequest } from '../rule.js';
 import type { CloudProfile, PolicedObject } from '../types.js';
-import { jsonEqual } from '../json-equal.js';
 import type { Warning } from '../warning.js';
 import { applyGardenerDefaults, lacksGardenerDefaults } from './gardener.js';
 import { applyLifecycleDefaults, lifecycleDefaultingHasWork } from './lifecycle.js';
+import type { JsonPatchOperation } from './patch.js';
+import { defaultingPatch } from './patch.js';
+
+export type { JsonPatchOperation } from './patch.js';
 
 export interface MutationResult {
   object: PolicedObject;
   mutated: boolean;
+  /** The RFC 6902 operations that turn the request's object into `object`; empty when not mutated. */
+  patch: JsonPatchOperation[];
   warnings: Warning[];
 }
 
@@ -50,14 +55,16 @@ export function applyMutatingPath(request: PolicyRequest, opts: MutationOptions)
     });
     for (const w of defaulted) warnings.push(w);
   }
-  const mutated = !jsonEqual(defaultable(profile), defaultable(original));
-  return { object: mutated ? profile : original, mutated, warnings };
+  const patch = defaultingPatch(original, profile);
+  const mutated = patch.length > 0;
+  return { object: mutated ? profile : original, mutated, patch, warnings };
 }
 
 /**
  * Defaulting assigns fields of version entries, image entries and annotations, nothing deeper;
  * copying just those levels keeps the request's object intact without cloning the whole profile
  * (a 150 KB profile costs over a millisecond to structuredClone, more than every rule together).
+ * defaultingPatch compares exactly these levels: a new level written here must be walked there.
  */
 function copyDefaultable(p: CloudProfile): CloudProfile {
   return {
@@ -71,6 +78,3 @@ function copyDefaultable(p: CloudProfile): CloudProfile {
   };
 }
 
-function defaultable(p: CloudProfile): unknown[] {
-  return [p.metadata.annotations, p.spec.kubernetes.versions, p.spec.machineImages];
-}
