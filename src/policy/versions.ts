@@ -131,6 +131,13 @@ export function stagesOf(v: ExpirableVersion): Stage[] {
   return stages;
 }
 
+/** Whether stagesOf(v) has a stage of `classification`, without building them. */
+export function hasStage(v: ExpirableVersion, classification: string): boolean {
+  if (hasLifecycle(v)) return v.lifecycle!.some((s) => s.classification === classification);
+  if (!hasLegacyFields(v)) return false;
+  return (v.classification ?? 'supported') === classification || (classification === 'expired' && v.expirationDate !== undefined);
+}
+
 /** Classification of a set of stages at instant `t`: stages whose start is strictly before `t` apply, later ones win. */
 export function classifyStages(stages: readonly Stage[], t: number): Classification {
   if (stages.length === 0) return 'supported';

@@ -3,6 +3,7 @@ import {
   classificationAt,
   classifyStages,
   compareVersions,
+  hasStage,
   isStrictKubernetesVersion,
   latestVersion,
   nextTransition,
@@ -77,7 +78,7 @@ t.test('classification at an instant', async (t) => {
   for (const [name, v, when, want] of cases) t.equal(classificationAt(v, when), want, name);
 });
 
-t.test('classificationAt reads the version the way classifyStages reads its stages', async (t) => {
+t.test('classificationAt and hasStage read the version the way the stage model reads it', async (t) => {
   // classificationAt reads the fields directly (no stage objects); it must agree with the stage
   // model on every shape, at every instant around every start, including unparseable dates.
   const stamps = [undefined, '2026-08-01T00:00:00Z', '2026-09-01T00:00:00Z', '2026-10-01T00:00:00Z', 'not a date'];
@@ -114,6 +115,8 @@ t.test('classificationAt reads the version the way classifyStages reads its stag
   }
   t.equal(mismatches, 0, `${checked} (version, instant) pairs agree`);
   t.ok(checked > 3000, 'the enumeration covers legacy, plain and two-stage lifecycles');
+  const stageMismatches = versions.flatMap((v) => [...classes, 'unavailable'].filter((c) => hasStage(v, c) !== stagesOf(v).some((s) => s.classification === c)).map((c) => `${JSON.stringify(v)} ${c}`));
+  t.strictSame(stageMismatches, [], 'hasStage agrees with the stage model too');
 });
 
 t.test('supported windows and their overlap after now', async (t) => {

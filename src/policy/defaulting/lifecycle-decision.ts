@@ -1,7 +1,7 @@
 // DEFAULT-LIFECYCLE's per-minor decision: which state the operator's policy wants for each version
 // this path manages. Operator-owned versions are only read, never decided.
 import type { ExpirableVersion } from '../types.js';
-import { compareVersions, hasLifecycle, isExplicitlySupported, minorKey, stagesOf, windowsOf } from '../versions.js';
+import { compareVersions, hasLifecycle, hasStage, isExplicitlySupported, minorKey, windowsOf } from '../versions.js';
 
 export interface ListItem {
   version: string;
@@ -88,7 +88,7 @@ function newestNonPreview(members: readonly ListItem[]): ListItem | undefined {
 
 /** The operator made it preview: a preview stage and no supported one. */
 function isOperatorPreview(item: ListItem): boolean {
-  return !item.policy && !isExplicitlySupported(item.entry) && stagesOf(item.entry).some((s) => s.classification === 'preview');
+  return !item.policy && !isExplicitlySupported(item.entry) && hasStage(item.entry, 'preview');
 }
 
 /**

@@ -4,31 +4,57 @@
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
 import type { Rule, Violation } from '../rule.js';
-import type { ExpirableVersion } from '../types.js';
+import type { ExpirableVersion, LifecycleStage } from '../types.js';
 import { formatInstant, parseInstant } from '../versions.js';
 import type { ProfileWrite } from './version-lists.js';
 import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
 
 const violation = violationOf('PAST-EXPIRATION');
 
-/** An instant at which the version becomes expired, and where it is written. */
+/**
+ * An instant at which the version becomes expired, and where it is written: a lifecycle stage's
+ * index, or undefined for expirationDate. Its field path and wording are built only for a violation.
+ */
 interface Expiry {
-  field: string;
   at: number;
-  label: string;
+  stage?: number;
 }
 
-function expiriesOf(v: ExpirableVersion, path: string): Expiry[] {
-  const out: Expiry[] = [];
+const NONE: readonly Expiry[] = [];
+
+const startOf = (s: LifecycleStage) => (s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime));
+
+/** The version's expiries at or before `now`: almost always none, and then nothing is allocated. */
+function pastExpiries(v: ExpirableVersion, now: number): readonly Expiry[] {
+  let out: Expiry[] | undefined;
   if (v.expirationDate !== undefined) {
-    out.push({ field: `${path}.expirationDate`, at: parseInstant(v.expirationDate), label: `expirationDate ${v.expirationDate}` });
+    const at = parseInstant(v.expirationDate);
+    if (at <= now) (out ??= []).push({ at });
   }
-  (v.lifecycle ?? []).forEach((s, k) => {
-    if (s.classification !== 'expired') return;
-    if (s.startTime === undefined) out.push({ field: `${path}.lifecycle[${k}]`, at: Number.NEGATIVE_INFINITY, label: 'an expired stage without startTime (expired from the start)' });
-    else out.push({ field: `${path}.lifecycle[${k}].startTime`, at: parseInstant(s.startTime), label: `an expired stage starting ${s.startTime}` });
-  });
-  return out;
+  const stages = v.lifecycle ?? [];
+  for (let k = 0; k < stages.length; k++) {
+    if (stages[k]!.classification !== 'expired') continue;
+    const at = startOf(stages[k]!);
+    if (at <= now) (out ??= []).push({ at, stage: k });
+  }
+  return out ?? NONE;
+}
+
+/** Whether the version becomes expired at `at`, by its expirationDate or an expired stage. */
+function expiresAt(v: ExpirableVersion, at: number): boolean {
+  if (v.expirationDate !== undefined && parseInstant(v.expirationDate) === at) return true;
+  return (v.lifecycle ?? []).some((s) => s.classification === 'expired' && startOf(s) === at);
+}
+
+function fieldOf(v: ExpirableVersion, path: string, e: Expiry): string {
+  if (e.stage === undefined) return `${path}.expirationDate`;
+  return v.lifecycle![e.stage]!.startTime === undefined ? `${path}.lifecycle[${e.stage}]` : `${path}.lifecycle[${e.stage}].startTime`;
+}
+
+function labelOf(v: ExpirableVersion, e: Expiry): string {
+  if (e.stage === undefined) return `expirationDate ${v.expirationDate}`;
+  const start = v.lifecycle![e.stage]!.startTime;
+  return start === undefined ? 'an expired stage without startTime (expired from the start)' : `an expired stage starting ${start}`;
 }
 
 function judge(ctx: ProfileWrite): Violation[] {
@@ -40,10 +66,11 @@ function judge(ctx: ProfileWrite): Violation[] {
     list.versions.forEach((v, i) => {
       const before = matching?.get(v.version);
       if (before && sameClassificationFields(before, v)) return;
-      const previous = new Set(before ? expiriesOf(before, '').map((p) => p.at) : []);
-      for (const e of expiriesOf(v, `${list.path}[${i}]`)) {
-        if (!(e.at <= ctx.now) || previous.has(e.at)) continue;
-        out.push(violation(e.field, `expiration date for version "${v.version}" is in the past: ${pastExpiry(name(list, v), e, before !== undefined, ctx.now)}`));
+      for (const e of pastExpiries(v, ctx.now)) {
+        // An expiry the stored version already had stays allowed: re-applying a manifest works.
+        if (before && expiresAt(before, e.at)) continue;
+        const message = `expiration date for version "${v.version}" is in the past: ${pastExpiry(name(list, v), labelOf(v, e), before !== undefined, ctx.now)}`;
+        out.push(violation(fieldOf(v, `${list.path}[${i}]`, e), message));
       }
     });
   }
@@ -51,11 +78,11 @@ function judge(ctx: ProfileWrite): Violation[] {
 }
 
 /** What the request does with the expiry, in words that fit: an added version, a changed one, an override. */
-function pastExpiry(what: { text: string; override: boolean }, e: Expiry, existed: boolean, now: number): string {
+function pastExpiry(what: { text: string; override: boolean }, label: string, existed: boolean, now: number): string {
   const notAfter = `which is not after now (${formatInstant(now)})`;
-  if (existed) return `${what.text} is changed to ${e.label}, ${notAfter}; an expiry must not be moved into the past, so set a future instant or keep the previous one`;
-  if (what.override) return `${what.text} sets ${e.label}, ${notAfter}; an override extends a version's expiry, so set a future instant`;
-  return `${what.text} is added with ${e.label}, ${notAfter}; a version must not be added already expired, so set a future instant or leave the version out`;
+  if (existed) return `${what.text} is changed to ${label}, ${notAfter}; an expiry must not be moved into the past, so set a future instant or keep the previous one`;
+  if (what.override) return `${what.text} sets ${label}, ${notAfter}; an override extends a version's expiry, so set a future instant`;
+  return `${what.text} is added with ${label}, ${notAfter}; a version must not be added already expired, so set a future instant or leave the version out`;
 }
 
 export const pastExpiration: Rule = {

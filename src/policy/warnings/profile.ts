@@ -10,7 +10,7 @@ import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
 import type { UserSource } from '../usage.js';
 import type { Warning, WarningKind } from '../warning.js';
 import { countOf, versionSpan, warningOf } from '../warning.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, latestVersion, nextTransition, parseVersion, stagesOf } from '../versions.js';
+import { classificationAt, compareVersions, expiryInstant, formatInstant, hasStage, latestVersion, nextTransition, parseVersion } from '../versions.js';
 
 const DAY_MS = 86_400_000;
 
@@ -45,7 +45,7 @@ function deprecatedWithoutExpiry(entries: readonly Entry[], latestKubernetes: st
   const out: Warning[] = [];
   for (const e of entries) {
     if (e.image === undefined && e.entry.version === latestKubernetes) continue; // the latest may not expire at all
-    if (stagesOf(e.entry).some((s) => s.classification === 'deprecated') && expiryInstant(e.entry) === undefined) {
+    if (hasStage(e.entry, 'deprecated') && expiryInstant(e.entry) === undefined) {
       out.push(warningOf(neverExpiresKind, `deprecated-never-expires\u0000${listKey(e)}`, e));
     }
   }
