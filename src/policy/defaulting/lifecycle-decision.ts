@@ -43,13 +43,12 @@ export function decideVersions(items: readonly ListItem[], policy: ListPolicy): 
     const newest = newestNonPreview(members);
     const blockers = members.filter((m) => !m.policy && blocksSupported(m.entry, policy)).map((m) => m.version);
     const expiresAfter = isMaintained ? policy.expiration.maintained : policy.expiration.unmaintained;
-    for (const item of members) {
-      if (!item.policy) continue;
-      const base = { minor, maintained: isMaintained, operatorSupported: blockers, expiresAfter };
-      if (item !== newest) verdicts.set(item, { ...base, state: 'deprecated', ...(newest ? { newest: newest.version } : {}) });
-      else if (!isMaintained) verdicts.set(item, { ...base, state: 'deprecated' });
-      else verdicts.set(item, { ...base, state: blockers.length > 0 ? 'preview' : 'supported' });
-    }
+    const base = { minor, maintained: isMaintained, operatorSupported: blockers, expiresAfter };
+    // Two verdicts per minor, shared by its items (verdicts are never modified): every older patch
+    // is superseded by the newest, and the newest gets its own.
+    const superseded: Verdict = { ...base, state: 'deprecated', ...(newest ? { newest: newest.version } : {}) };
+    const own: Verdict = isMaintained ? { ...base, state: blockers.length > 0 ? 'preview' : 'supported' } : { ...base, state: 'deprecated' };
+    for (const item of members) if (item.policy) verdicts.set(item, item === newest ? own : superseded);
   }
   return verdicts;
 }
