@@ -57,6 +57,24 @@ export function minorKey(version: string): string | undefined {
   return p ? `${p.major}.${p.minor}` : undefined;
 }
 
+/**
+ * The versions of `from` that `into` does not list, in `from`'s order. Most UPDATEs keep every
+ * version where it was (a label, a new version at the end): one pass over the lists answers that
+ * with nothing allocated; otherwise a set of `into`'s versions does.
+ */
+export function versionsNotIn(from: readonly { version: string }[], into: readonly { version: string }[]): string[] {
+  if (from.length <= into.length) {
+    let i = 0;
+    while (i < from.length && from[i]!.version === into[i]!.version) i++;
+    if (i === from.length) return [];
+  }
+  const listed = new Set<string>();
+  for (const x of into) listed.add(x.version);
+  const out: string[] = [];
+  for (const x of from) if (!listed.has(x.version)) out.push(x.version);
+  return out;
+}
+
 /** The highest version of a list by semver, or undefined for an empty list or an unparseable entry. */
 export function latestVersion<T extends { version: string }>(versions: readonly T[]): T | undefined {
   let best: T | undefined;

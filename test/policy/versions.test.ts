@@ -9,6 +9,7 @@ import {
   nextTransition,
   parseVersion,
   stagesOf,
+  versionsNotIn,
   windowsOf,
   windowsOverlapAfter,
 } from '../../src/policy/versions.js';
@@ -117,6 +118,31 @@ t.test('classificationAt and hasStage read the version the way the stage model r
   t.ok(checked > 3000, 'the enumeration covers legacy, plain and two-stage lifecycles');
   const stageMismatches = versions.flatMap((v) => [...classes, 'unavailable'].filter((c) => hasStage(v, c) !== stagesOf(v).some((s) => s.classification === c)).map((c) => `${JSON.stringify(v)} ${c}`));
   t.strictSame(stageMismatches, [], 'hasStage agrees with the stage model too');
+});
+
+t.test('versionsNotIn: the versions a list drops, with and without the in-order shortcut', async (t) => {
+  const list = (...vs: string[]) => vs.map((version) => ({ version }));
+  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.1.0')), [], 'unchanged');
+  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.1.0', '1.2.0')), [], 'one added at the end');
+  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.2.0', '1.1.0', '1.0.0')), [], 'reordered, one added at the front');
+  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0', '1.2.0'), list('1.0.0', '1.2.0')), ['1.1.0'], 'one removed from the middle');
+  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.2.0', '1.3.0')), ['1.1.0'], 'longer, but one of the old ones gone');
+  t.strictSame(versionsNotIn(list('1.0.0', '1.0.0'), list()), ['1.0.0', '1.0.0'], 'duplicates keep their multiplicity');
+  t.strictSame(versionsNotIn(list(), list('1.0.0')), [], 'nothing to drop');
+  // Against the plain definition, on lists drawn from a small pool so that overlaps, repeats and
+  // shared prefixes are common (a fixed-seed generator: the same lists on every run).
+  let seed = 7;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const draw = () => list(...Array.from({ length: next(8) }, () => `1.${next(5)}.0`));
+  const wrong: string[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const a = draw();
+    const b = next(3) === 0 ? [...a, ...draw()] : draw();
+    const want = a.map((x) => x.version).filter((v) => !b.some((y) => y.version === v));
+    const got = versionsNotIn(a, b);
+    if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${JSON.stringify(a)} into ${JSON.stringify(b)}: ${JSON.stringify(got)}`);
+  }
+  t.strictSame(wrong, [], '2,000 generated pairs agree with the definition');
 });
 
 t.test('supported windows and their overlap after now', async (t) => {

@@ -8,7 +8,7 @@ import { parseDuration } from '../duration.js';
 import type { CloudProfile, ExpirableVersion } from '../types.js';
 import type { Warning } from '../warning.js';
 import { textWarning } from '../warning.js';
-import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion } from '../versions.js';
+import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion, versionsNotIn } from '../versions.js';
 import type { Adoption } from './adoption.js';
 import { adoptionOf } from './adoption.js';
 import type { ListItem, ListPolicy } from './lifecycle-decision.js';
@@ -46,8 +46,10 @@ export function lifecycleDefaultingHasWork(profile: CloudProfile, oldProfile: Cl
 
 function newPlain(versions: readonly ExpirableVersion[], old: readonly ExpirableVersion[]): boolean {
   if (!versions.some(isPlain)) return false;
-  const known = new Set(old.map((v) => v.version));
-  return versions.some((v) => isPlain(v) && !known.has(v.version));
+  const added = versionsNotIn(versions, old);
+  if (added.length === 0) return false;
+  const plain = new Set(versions.filter(isPlain).map((v) => v.version));
+  return added.some((v) => plain.has(v));
 }
 
 const isPlain = (v: ExpirableVersion) => !hasLifecycle(v) && !hasLegacyFields(v);

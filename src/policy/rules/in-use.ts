@@ -8,7 +8,7 @@ import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, Namesp
 import { objectKey } from '../types.js';
 import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
 import type { SourcedUse } from '../usage.js';
-import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
+import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '../versions.js';
 
 type ProfileContext = CloudProfileContext | NamespacedCloudProfileContext;
 
@@ -39,8 +39,7 @@ function removedImages(old: readonly NamespacedMachineImage[], cur: readonly Nam
   const out: RemovedImage[] = [];
   for (const img of old) {
     const i = index.get(img.name);
-    const kept = new Set(i === undefined ? [] : (cur[i]?.versions ?? []).map((x) => x.version));
-    const versions = (img.versions ?? []).map((x) => x.version).filter((x) => !kept.has(x));
+    const versions = versionsNotIn(img.versions ?? [], i === undefined ? [] : (cur[i]?.versions ?? []));
     if (i === undefined) out.push({ name: img.name, versions });
     else if (versions.length > 0) out.push({ name: img.name, index: i, versions });
   }
@@ -48,10 +47,9 @@ function removedImages(old: readonly NamespacedMachineImage[], cur: readonly Nam
 }
 
 function removals(old: CloudProfileSpec | NamespacedCloudProfileSpec, cur: CloudProfileSpec | NamespacedCloudProfileSpec): Removals {
-  const kept = new Set((cur.kubernetes?.versions ?? []).map((x) => x.version));
   const known = new Set((old.machineImages ?? []).map((img) => img.name));
   return {
-    kubernetes: (old.kubernetes?.versions ?? []).map((x) => x.version).filter((x) => !kept.has(x)),
+    kubernetes: versionsNotIn(old.kubernetes?.versions ?? [], cur.kubernetes?.versions ?? []),
     images: removedImages(old.machineImages ?? [], cur.machineImages ?? []),
     added: (cur.machineImages ?? []).flatMap((img, index) => (known.has(img.name) ? [] : [{ name: img.name, index }])),
   };
