@@ -51,10 +51,21 @@ export function compareVersions(a: string, b: string): number {
   return pa.compare(pb);
 }
 
-/** `major.minor` of a version, or undefined if it does not parse. */
+const minorCache = new Map<string, string | null>();
+
+/**
+ * `major.minor` of a version, or undefined if it does not parse. Remembered per version like the
+ * parse itself: rules group every version by minor on every review, and a new string per call
+ * was a twentieth of what a large profile's UPDATE allocated. Bounded like the caches above.
+ */
 export function minorKey(version: string): string | undefined {
+  const cached = minorCache.get(version);
+  if (cached !== undefined) return cached ?? undefined;
   const p = parseVersion(version);
-  return p ? `${p.major}.${p.minor}` : undefined;
+  const minor = p ? `${p.major}.${p.minor}` : undefined;
+  if (minorCache.size > 50_000) minorCache.clear();
+  minorCache.set(version, minor ?? null);
+  return minor;
 }
 
 /**
