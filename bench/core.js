@@ -19,7 +19,7 @@ function policyRequest(body) {
   return mapped.request;
 }
 
-function scenario({ k8s, images, imageVersions, shootCount, removeInUse }) {
+export function scenario({ k8s, images, imageVersions, shootCount, removeInUse }) {
   const profile = cloudProfile({ k8s, images, imageVersions, now: NOW });
   const versions = profile.spec.kubernetes.versions.map((v) => v.version);
   // The pinned version has exactly 10 users whatever the population (removing it is denied), or none.
