@@ -6,22 +6,9 @@ import t from 'tap';
 import { staticState } from '../../../src/cluster/static-state.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';
 import type { JsonPatchOperation } from '../../../src/policy/defaulting/patch.js';
-import { defaultingPatch } from '../../../src/policy/defaulting/patch.js';
+import { copyDefaultable, defaultingPatch } from '../../../src/policy/defaulting/patch.js';
 import type { CloudProfile } from '../../../src/policy/types.js';
 import { NOW, cloudProfile, config, request } from '../../helpers/objects.js';
-
-/** A copy of the levels defaulting may write, sharing the rest: what the mutating path works on. */
-function levelsCopy(p: CloudProfile): CloudProfile {
-  return {
-    ...p,
-    metadata: { ...p.metadata, ...(p.metadata.annotations ? { annotations: { ...p.metadata.annotations } } : {}) },
-    spec: {
-      ...p.spec,
-      kubernetes: { ...p.spec.kubernetes, versions: p.spec.kubernetes.versions.map((v) => ({ ...v })) },
-      machineImages: p.spec.machineImages.map((i) => ({ ...i, versions: i.versions.map((v) => ({ ...v })) })),
-    },
-  };
-}
 
 function applied(original: CloudProfile, ops: readonly JsonPatchOperation[]): unknown {
   return jsonpatch.applyPatch(structuredClone(original), structuredClone([...ops]) as jsonpatch.Operation[], true, false).newDocument;
@@ -35,7 +22,7 @@ function profile(): CloudProfile {
 
 t.test('an unchanged copy gives no operations', async (t) => {
   const p = profile();
-  t.strictSame(defaultingPatch(p, levelsCopy(p)), []);
+  t.strictSame(defaultingPatch(p, copyDefaultable(p)), []);
   t.strictSame(defaultingPatch(p, p), []);
 });
 
@@ -45,7 +32,7 @@ t.test('each kind of change at each level, escaped and applicable', async (t) =>
   original.spec.kubernetes.versions[0]!.classification = 'supported';
   original.spec.kubernetes.versions[0]!.expirationDate = '2027-01-01T00:00:00Z';
   original.spec.kubernetes.versions[1]!.lifecycle = [{ classification: 'supported' }];
-  const copy = levelsCopy(original);
+  const copy = copyDefaultable(original);
   copy.metadata.annotations!['a/b~c'] = 'changed';
   delete copy.metadata.annotations!.keep;
   copy.metadata.annotations!['version-policy.gardener.cloud/managed-versions'] = '{}';
@@ -76,10 +63,10 @@ t.test('each kind of change at each level, escaped and applicable', async (t) =>
 
 t.test('annotations added whole, and removed whole', async (t) => {
   const bare = profile();
-  const annotated = levelsCopy(bare);
+  const annotated = copyDefaultable(bare);
   annotated.metadata.annotations = { 'version-policy.gardener.cloud/managed-versions': '{}' };
   t.strictSame(defaultingPatch(bare, annotated), [{ op: 'add', path: '/metadata/annotations', value: { 'version-policy.gardener.cloud/managed-versions': '{}' } }]);
-  const cleared = levelsCopy(annotated);
+  const cleared = copyDefaultable(annotated);
   delete cleared.metadata.annotations;
   t.strictSame(defaultingPatch(annotated, cleared), [{ op: 'remove', path: '/metadata/annotations' }]);
 });
@@ -87,9 +74,9 @@ t.test('annotations added whole, and removed whole', async (t) => {
 t.test('a null the request sent is removed when defaulting drops the field, kept otherwise', async (t) => {
   const original = profile();
   (original.spec.kubernetes.versions[0] as Record<string, unknown>).lifecycle = null;
-  const same = levelsCopy(original);
+  const same = copyDefaultable(original);
   t.strictSame(defaultingPatch(original, same), [], 'null left as it was');
-  const dropped = levelsCopy(original);
+  const dropped = copyDefaultable(original);
   delete dropped.spec.kubernetes.versions[0]!.lifecycle;
   t.strictSame(defaultingPatch(original, dropped), [{ op: 'remove', path: '/spec/kubernetes/versions/0/lifecycle' }]);
 });
