@@ -101,16 +101,20 @@ function architectures(out: Violation[], at: VersionAt, checks: ImageChecks): vo
 /** A set of the values seen so far, made only for a list that can hold a duplicate (two entries or more). */
 const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new Set<string>() : undefined);
 
-function containerRuntimes(out: Violation[], cri: CRI, criPath: () => string, at: VersionAt): void {
+// Field paths as functions of the indexes, called only for a violation: a closure per entry cost
+// about 170 bytes per image version on every review (a fifth of what MACHINE-IMAGES allocated).
+const criPath = (at: VersionAt, c: number) => `${at.path}.cri[${c}]`;
+const runtimePath = (at: VersionAt, c: number, m: number) => `${criPath(at, c)}.containerRuntimes[${m}].type`;
+
+function containerRuntimes(out: Violation[], cri: CRI, c: number, at: VersionAt): void {
   const runtimes = cri.containerRuntimes ?? [];
   const seen = seenSet(runtimes.length);
   for (let m = 0; m < runtimes.length; m++) {
     const cr = runtimes[m]!;
-    const field = () => `${criPath()}.containerRuntimes[${m}].type`;
     if (!isUnprefixedQualifiedName(cr.type)) {
-      out.push(violation(field(), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
+      out.push(violation(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
     }
-    if (seen?.has(cr.type)) out.push(violation(field(), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
+    if (seen?.has(cr.type)) out.push(violation(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
     seen?.add(cr.type);
   }
 }
@@ -124,13 +128,12 @@ function criOf(out: Violation[], at: VersionAt, required: boolean): void {
   const seen = seenSet(cris.length);
   for (let c = 0; c < cris.length; c++) {
     const cri = cris[c]!;
-    const criPath = () => `${at.path}.cri[${c}]`;
-    if (seen?.has(cri.name)) out.push(violation(criPath(), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
+    if (seen?.has(cri.name)) out.push(violation(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
     seen?.add(cri.name);
     if (cri.name !== 'containerd') {
-      out.push(violation(`${criPath()}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
+      out.push(violation(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
-    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) containerRuntimes(out, cri, criPath, at);
+    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) containerRuntimes(out, cri, c, at);
   }
 }
 
