@@ -1,7 +1,7 @@
 // Versions and time: parsing, ordering, classification at an instant, supported windows.
 // Every instant is epoch milliseconds; an instant counts as reached only when strictly before `now`.
 import semver from 'semver';
-import type { Classification, ExpirableVersion } from './types.js';
+import type { Classification, ExpirableVersion, LifecycleStage } from './types.js';
 import { STAGE_ORDER } from './types.js';
 
 /** Gardener's Kubernetes version format: strictly X.Y.Z, no `v`, no suffix. */
@@ -128,6 +128,11 @@ export function formatInstant(ms: number): string {
   return text;
 }
 
+/** When a lifecycle stage starts: -Infinity without a startTime ("always started"), NaN for an unparseable one. */
+export function stageStart(s: LifecycleStage): number {
+  return s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime);
+}
+
 export interface Stage {
   classification: string;
   /** -Infinity when the stage has no start ("always started"). */
@@ -151,7 +156,7 @@ export function stagesOf(v: ExpirableVersion): Stage[] {
   if (hasLifecycle(v)) {
     return v.lifecycle!.map((s) => ({
       classification: s.classification,
-      start: s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime),
+      start: stageStart(s),
     }));
   }
   if (!hasLegacyFields(v)) return [];
@@ -183,7 +188,7 @@ export function classifyStages(stages: readonly Stage[], t: number): Classificat
 export function classificationAt(v: ExpirableVersion, t: number): Classification {
   if (hasLifecycle(v)) {
     let result: string = 'unavailable';
-    for (const s of v.lifecycle!) if ((s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime)) < t) result = s.classification;
+    for (const s of v.lifecycle!) if (stageStart(s) < t) result = s.classification;
     return result as Classification;
   }
   if (!hasLegacyFields(v)) return 'supported';
@@ -268,7 +273,7 @@ export function expiryInstant(v: ExpirableVersion): number | undefined {
   if (hasLifecycle(v)) {
     const stage = v.lifecycle!.find((s) => s.classification === 'expired');
     if (!stage) return undefined;
-    return stage.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(stage.startTime);
+    return stageStart(stage);
   }
   return v.expirationDate === undefined ? undefined : parseInstant(v.expirationDate);
 }

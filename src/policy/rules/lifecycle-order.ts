@@ -5,7 +5,7 @@
 // is forbidden here too (POLICY lists it under both rules).
 import type { Rule, Violation } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../types.js';
-import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank } from '../versions.js';
+import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
 import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
@@ -44,7 +44,7 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
   const out: Violation[] = [];
   const first = stages[0];
   if (!first) return out;
-  let prev = { classification: first.classification, start: first.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(first.startTime) };
+  let prev = { classification: first.classification, start: stageStart(first) };
   stages.forEach((s, k) => {
     if (k === 0) return;
     if (s.startTime === undefined) {

@@ -4,8 +4,8 @@
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
 import type { Rule, Violation } from '../rule.js';
-import type { ExpirableVersion, LifecycleStage } from '../types.js';
-import { formatInstant, parseInstant } from '../versions.js';
+import type { ExpirableVersion } from '../types.js';
+import { formatInstant, parseInstant, stageStart } from '../versions.js';
 import type { ProfileWrite } from './version-lists.js';
 import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
 
@@ -22,8 +22,6 @@ interface Expiry {
 
 const NONE: readonly Expiry[] = [];
 
-const startOf = (s: LifecycleStage) => (s.startTime === undefined ? Number.NEGATIVE_INFINITY : parseInstant(s.startTime));
-
 /** The version's expiries at or before `now`: almost always none, and then nothing is allocated. */
 function pastExpiries(v: ExpirableVersion, now: number): readonly Expiry[] {
   let out: Expiry[] | undefined;
@@ -34,7 +32,7 @@ function pastExpiries(v: ExpirableVersion, now: number): readonly Expiry[] {
   const stages = v.lifecycle ?? [];
   for (let k = 0; k < stages.length; k++) {
     if (stages[k]!.classification !== 'expired') continue;
-    const at = startOf(stages[k]!);
+    const at = stageStart(stages[k]!);
     if (at <= now) (out ??= []).push({ at, stage: k });
   }
   return out ?? NONE;
@@ -43,7 +41,7 @@ function pastExpiries(v: ExpirableVersion, now: number): readonly Expiry[] {
 /** Whether the version becomes expired at `at`, by its expirationDate or an expired stage. */
 function expiresAt(v: ExpirableVersion, at: number): boolean {
   if (v.expirationDate !== undefined && parseInstant(v.expirationDate) === at) return true;
-  return (v.lifecycle ?? []).some((s) => s.classification === 'expired' && startOf(s) === at);
+  return (v.lifecycle ?? []).some((s) => s.classification === 'expired' && stageStart(s) === at);
 }
 
 function fieldOf(v: ExpirableVersion, path: string, e: Expiry): string {
