@@ -48,8 +48,8 @@ function newPlain(versions: readonly ExpirableVersion[], old: readonly Expirable
   if (!versions.some(isPlain)) return false;
   const added = versionsNotIn(versions, old);
   if (added.length === 0) return false;
-  const plain = new Set(versions.filter(isPlain).map((v) => v.version));
-  return added.some((v) => plain.has(v));
+  const fresh = new Set(added);
+  return versions.some((v) => isPlain(v) && fresh.has(v.version));
 }
 
 const isPlain = (v: ExpirableVersion) => !hasLifecycle(v) && !hasLegacyFields(v);
