@@ -1,10 +1,11 @@
 // Prometheus metrics in the shape the ecosystem uses (controller-runtime's webhook metrics):
 // latency by webhook/kind/operation/allowed, requests by code, denials by rule, certificate
 // reloads, in-flight requests, the event-loop watchdog, connections refused at the cap, and the
-// default process metrics. One Registry per server, so
+// process metrics (process-metrics.ts). One Registry per server, so
 // tests (and the informers, which add their own) never collide with a global one.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isPolicedKind } from '../policy/parse.js';
+import { registerProcessMetrics } from './process-metrics.js';
 
 /** 0.5 ms to 5 s: an in-memory decision takes well under a millisecond; kube-apiserver gives up after 10 s by default. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -27,7 +28,7 @@ export interface WebhookMetrics {
 }
 
 export function createMetrics(registry = new Registry()): WebhookMetrics {
-  collectDefaultMetrics({ register: registry });
+  registerProcessMetrics(registry);
   const registers = [registry];
   return {
     registry,

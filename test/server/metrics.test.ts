@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Rule } from '../../src/policy/rule.js';
 import { createLogger } from '../../src/server/logging.js';
-import { DURATION_BUCKETS } from '../../src/server/metrics.js';
+import { DURATION_BUCKETS, createMetrics } from '../../src/server/metrics.js';
+import { LEFT_OUT_DEFAULT_METRIC } from '../../src/server/process-metrics.js';
 import { startWebhook } from '../../src/server/run.js';
 import { cloudProfile, config } from '../helpers/objects.js';
 import { request, review, startServer } from '../helpers/server.js';
@@ -116,4 +117,24 @@ t.test('without a probe port, the webhook port serves /metrics; buildServer can 
   const probePortSet = await startServer({ config: { server: { probePort: 1 } } });
   t.teardown(probePortSet.close);
   t.equal((await probePortSet.get('/metrics')).status, 404, 'the default follows server.probePort');
+});
+
+t.test("the process metrics are prom-client's default set without the per-collection GC histogram", async (t) => {
+  const { Registry, collectDefaultMetrics } = await import('prom-client');
+  const names = async (registry: InstanceType<typeof Registry>) => (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
+  // prom-client's own set, as collectDefaultMetrics registers it (this leaves one GC observer
+  // running in the test process, which is harmless here).
+  const theirs = new Registry();
+  collectDefaultMetrics({ register: theirs });
+  const ours = createMetrics().registry;
+  const ourNames = new Set(await names(ours));
+  const expected = (await names(theirs)).filter((n) => n !== LEFT_OUT_DEFAULT_METRIC);
+  t.ok((await names(theirs)).includes(LEFT_OUT_DEFAULT_METRIC), 'the left-out metric is one prom-client registers');
+  t.ok(expected.length >= 20, `prom-client's default set is all there (${expected.length} names)`);
+  t.same(expected.filter((n) => !ourNames.has(n)), [], 'every other default metric is registered');
+  t.notOk(ourNames.has(LEFT_OUT_DEFAULT_METRIC), 'no GC duration histogram');
+  // Served in the text format like the rest.
+  const text = await ours.metrics();
+  t.match(text, /^nodejs_heap_space_size_used_bytes\{space="old"\} \d+/m);
+  t.match(text, /^nodejs_version_info\{version="v22\./m);
 });
