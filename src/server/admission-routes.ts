@@ -11,7 +11,7 @@ import { bounded } from '../admission/limits.js';
 import { reviewResponse } from '../admission/response.js';
 import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/review.js';
 import { REVIEW_KIND } from '../admission/review.js';
-import { admissionLogger, loggable, type AdmissionLine } from './logging.js';
+import { admissionLogger, loggable, loggedFraction, type AdmissionLine } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { kindLabel, operationLabel } from './metrics.js';
 
@@ -182,7 +182,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           warnings: response.warnings?.length,
           allWarnings: all && loggedWarnings(all),
           allWarningsOmitted: all && all.length > MAX_LOGGED_WARNINGS ? all.length - MAX_LOGGED_WARNINGS : undefined,
-          durationMs: Math.round(reply.elapsedTime * 1000) / 1000,
+          durationMs: loggedFraction(Math.round(reply.elapsedTime * 1000) / 1000),
         };
         // A review refused for its body or envelope: kube-apiserver never sends one, so it is worth a warning.
         if (code === 400 || code === 415) admissionLog.warn(line, 'admission');

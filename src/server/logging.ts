@@ -38,8 +38,32 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** A field of the admission line: scalars and lists of strings, so that no object can be one. */
-type LineValue = string | number | boolean | readonly string[] | undefined;
+declare const fraction: unique symbol;
+
+/** A number with a fractional part, made by `loggedFraction` for the admission line. */
+export type LoggedFraction = { readonly [fraction]: true };
+
+/**
+ * `n` as the admission line writes it: the same JSON number, but printed by JSON.stringify.
+ *
+ * pino writes a number field as `',"key":' + value`, and V8 turns a fractional number into text
+ * through its number-to-string cache, which allocates every new text in the old generation (about
+ * 34 bytes each, for a GC to find dead there later). A duration differs on every request, so
+ * that was about three quarters of all the server added to its old generation under load, and it
+ * brought the full collections that set the p99 latency (bench/NOTES.md section 2). pino hands an
+ * object to JSON.stringify, which unwraps a Number and writes its digits without the cache; the
+ * wrapper itself dies young.
+ */
+export function loggedFraction(n: number): LoggedFraction {
+  return Object(n) as LoggedFraction;
+}
+
+/**
+ * A field of the admission line: scalars, fractions from `loggedFraction`, and lists of strings,
+ * so that no object with fields can be one. (Integers need no wrapper: V8 makes the text of a
+ * small integer in the young generation.)
+ */
+type LineValue = string | number | LoggedFraction | boolean | readonly string[] | undefined;
 
 /** The admission line: the request's identity and the verdict, nothing that could hold an object. */
 export type AdmissionLine = Readonly<Record<string, LineValue>>;

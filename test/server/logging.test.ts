@@ -3,7 +3,7 @@ import t from 'tap';
 import type { Rule } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
-import { createLogger } from '../../src/server/logging.js';
+import { admissionLogger, createLogger, loggedFraction } from '../../src/server/logging.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { logSink, review, startServer, type LogRecord } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -95,4 +95,21 @@ t.test('at debug level the admission line carries every warning, bounded', async
   t.match(listed[0], /^warning 0 w{500}/);
   t.ok(listed[0]!.length < 600, 'each warning is cut');
   t.equal(listed[1], many[1]);
+});
+
+t.test('a fraction from loggedFraction is written as the very text a plain number is', async (t) => {
+  const texts: string[] = [];
+  const log = admissionLogger(createLogger('info', { write: (line: string) => void texts.push(line) }));
+  const values = [0, 1, -2.5, 0.541, 1.218, 12.3456789, 1e-7, 123456789.125, 1e21, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity];
+  for (const v of values) {
+    log.info({ v }, 'plain');
+    log.info({ v: loggedFraction(v) }, 'wrapped');
+  }
+  const field = (line: string | undefined) => /"v":([^,}]*)/.exec(line ?? '')?.[1];
+  values.forEach((v, i) => {
+    const plain = field(texts[2 * i]);
+    t.ok(plain !== undefined, `the plain ${v} is written`);
+    t.equal(field(texts[2 * i + 1]), plain, `${v}: ${plain}`);
+  });
+  t.equal((JSON.parse(texts[7] ?? '') as { v: unknown }).v, 0.541, 'a JSON number, not a string');
 });
