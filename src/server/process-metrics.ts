@@ -11,8 +11,9 @@
 //
 // prom-client has no switch to leave one default metric out, so its metric modules are registered
 // one by one, in its own order and with its own default precision. test/server/metrics.test.ts
-// checks the names against `collectDefaultMetrics` itself, so an upgrade that adds or renames a
-// default metric fails there rather than dropping it silently.
+// checks the names against `collectDefaultMetrics` itself, so an upgrade that adds a default
+// metric fails there, and one that moves these modules fails at import, rather than either
+// dropping a metric silently.
 import type { Registry } from 'prom-client';
 import eventLoopLag from 'prom-client/lib/metrics/eventLoopLag.js';
 import heapSizeAndUsed from 'prom-client/lib/metrics/heapSizeAndUsed.js';
