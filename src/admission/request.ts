@@ -1,7 +1,7 @@
 // AdmissionRequest → PolicyRequest: the typed adapter between the wire and the policy core.
 // Kinds and operations we do not police are said to be so; objects of kinds we police are checked
 // against their schema here, at the edge, so a malformed one is refused with its fields named.
-import type { FieldError } from '../policy/parse.js';
+import type { FieldError, ParseOptions } from '../policy/parse.js';
 import { isPolicedKind, parsePolicedObject } from '../policy/parse.js';
 import type { PolicyRequest } from '../policy/rule.js';
 import type { Kind, Operation, PolicedObject } from '../policy/types.js';
@@ -29,8 +29,11 @@ export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
   }
   const operation = req.operation as Operation;
   const errors: FieldError[] = [];
-  const object = checked(kind, req.object, '', operation !== 'DELETE', errors);
-  const oldObject = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors);
+  // The limits apply to what a request adds, never to what is stored (issue 24): the oldObject is
+  // stored already, and an UPDATE may keep or shrink what it holds. So a profile over the limits
+  // can always be repaired or deleted.
+  const object = checked(kind, req.object, '', operation !== 'DELETE', errors, { stored: operation === 'UPDATE' ? req.oldObject : undefined });
+  const oldObject = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors, { limits: false });
   if (errors.length > 0) return { outcome: 'malformed', errors };
 
   const meta = (object ?? oldObject)?.metadata;
@@ -51,12 +54,12 @@ export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
 }
 
 /** The object if present and well-formed; otherwise records why not. `null` counts as absent (DELETE sends it). */
-function checked(kind: Kind, raw: unknown, prefix: string, required: boolean, errors: FieldError[]): PolicedObject | undefined {
+function checked(kind: Kind, raw: unknown, prefix: string, required: boolean, errors: FieldError[], opts: ParseOptions): PolicedObject | undefined {
   if (raw === undefined || raw === null) {
     if (required) errors.push({ field: prefix ? `request.${prefix}` : 'request.object', message: `required for this operation, but missing` });
     return undefined;
   }
-  const parsed = parsePolicedObject(kind, raw);
+  const parsed = parsePolicedObject(kind, raw, opts);
   if (parsed.ok) return parsed.object;
   for (const e of parsed.errors) errors.push({ field: [prefix, e.field].filter(Boolean).join('.'), message: e.message });
   return undefined;

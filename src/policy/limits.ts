@@ -14,7 +14,8 @@ import type { Kind } from './types.js';
  *   entries of the largest real profiles.
  * - 16 lifecycle stages per version. A valid lifecycle has at most four (each classification
  *   once); 16 leaves room for mistakes LIFECYCLE-ORDER can name, and anything longer is invalid.
- * Objects read from the cluster are not held to them (see ParseOptions): they are stored already.
+ * Objects read from the cluster, and the stored `oldObject` of a review, are not held to them (see
+ * ParseOptions): they are stored already, and what is stored must stay possible to shrink and delete.
  */
 export const LIMITS = {
   versionsPerList: 1_000,
@@ -23,8 +24,61 @@ export const LIMITS = {
   lifecycleStages: 16,
 } as const;
 
-/** The limits `raw` exceeds, without looking at anything else (it is not checked yet). */
-export function limitErrors(kind: Kind, raw: unknown): FieldError[] {
+/** How much of each measure an object may hold: LIMITS, or more where the stored object already holds more. */
+export type Allowance = { readonly [K in keyof typeof LIMITS]: number };
+
+/** The sizes of `raw` that the limits measure: its longest list, images, entries and longest lifecycle. */
+export function sizesOf(kind: Kind, raw: unknown): Allowance {
+  const sizes = { versionsPerList: 0, machineImages: 0, versionEntries: 0, lifecycleStages: 0 };
+  const spec = kind === 'Shoot' || raw === null || typeof raw !== 'object' ? undefined : (raw as { spec?: unknown }).spec;
+  if (spec === null || typeof spec !== 'object') return sizes;
+  const list = (value: unknown) => {
+    if (!Array.isArray(value)) return;
+    sizes.versionEntries += value.length;
+    sizes.versionsPerList = Math.max(sizes.versionsPerList, value.length);
+    for (const v of value) {
+      const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
+      if (Array.isArray(stages)) sizes.lifecycleStages = Math.max(sizes.lifecycleStages, stages.length);
+    }
+  };
+  const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
+  list(kubernetes?.versions);
+  if (Array.isArray(machineImages)) {
+    sizes.machineImages = machineImages.length;
+    for (const image of machineImages) list((image as { versions?: unknown } | null)?.versions);
+  }
+  return sizes;
+}
+
+/**
+ * What a request may hold when it replaces `stored`: the limits apply to what a request adds,
+ * never to what is already stored. A profile written before the webhook was installed (or while
+ * it was off) may be over them; an UPDATE may keep what it has, or shrink it, but not grow past
+ * both the limit and what is stored. The work stays bounded: what is stored is bounded by etcd's
+ * object size, and a request can only add up to the limits.
+ */
+export function allowanceFor(kind: Kind, stored: unknown): Allowance {
+  if (stored === undefined || stored === null) return LIMITS;
+  const had = sizesOf(kind, stored);
+  return {
+    versionsPerList: Math.max(LIMITS.versionsPerList, had.versionsPerList),
+    machineImages: Math.max(LIMITS.machineImages, had.machineImages),
+    versionEntries: Math.max(LIMITS.versionEntries, had.versionEntries),
+    lifecycleStages: Math.max(LIMITS.lifecycleStages, had.lifecycleStages),
+  };
+}
+
+/** "the limit of 1,000 per list", and the stored object's size when it allows more. */
+function limitText(allowed: number, limit: number, unit: string): string {
+  const base = `the limit of ${count(limit)}${unit}`;
+  return allowed > limit ? `${base} and the ${count(allowed)} the stored object holds` : base;
+}
+
+/**
+ * The limits `raw` exceeds, without looking at anything else (it is not checked yet). `allowed`:
+ * LIMITS, or what `allowanceFor` gives an UPDATE.
+ */
+export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMITS): FieldError[] {
   if (kind === 'Shoot') return [];
   const spec = (raw as { spec?: unknown }).spec;
   if (spec === null || typeof spec !== 'object') return [];
@@ -35,28 +89,28 @@ export function limitErrors(kind: Kind, raw: unknown): FieldError[] {
     if (!Array.isArray(value)) return;
     entries += value.length;
     lists.push([field, value]);
-    if (value.length > LIMITS.versionsPerList) {
-      errors.push({ field, message: `has ${count(value.length)} versions, more than the limit of ${count(LIMITS.versionsPerList)} per list` });
+    if (value.length > allowed.versionsPerList) {
+      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed.versionsPerList, LIMITS.versionsPerList, ' per list')}` });
     }
   };
   const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
   list(kubernetes?.versions, 'spec.kubernetes.versions');
   if (Array.isArray(machineImages)) {
-    if (machineImages.length > LIMITS.machineImages) {
-      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than the limit of ${count(LIMITS.machineImages)}` });
+    if (machineImages.length > allowed.machineImages) {
+      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed.machineImages, LIMITS.machineImages, '')}` });
     } else {
       machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
     }
   }
-  if (entries > LIMITS.versionEntries) {
-    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than the limit of ${count(LIMITS.versionEntries)} per object` });
+  if (entries > allowed.versionEntries) {
+    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed.versionEntries, LIMITS.versionEntries, ' per object')}` });
   }
   if (errors.length > 0) return errors;
   for (const [field, versions] of lists) {
     versions.forEach((v, i) => {
       const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
-      if (Array.isArray(stages) && stages.length > LIMITS.lifecycleStages) {
-        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than the limit of ${LIMITS.lifecycleStages}` });
+      if (Array.isArray(stages) && stages.length > allowed.lifecycleStages) {
+        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed.lifecycleStages, LIMITS.lifecycleStages, '')}` });
       }
     });
   }

@@ -3,7 +3,7 @@
 // past) are the rules' business; this only guarantees that fields have the right JSON types.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import { limitErrors } from './limits.js';
+import { allowanceFor, limitErrors } from './limits.js';
 import { formatCount } from './text.js';
 import type { Kind, PolicedObject } from './types.js';
 import { GROUP_VERSION } from './types.js';
@@ -219,6 +219,11 @@ export interface ParseOptions {
    * already, and leaving one out of the cache would hide its Shoots or versions from IN-USE.
    */
   limits?: boolean;
+  /**
+   * The stored object this one replaces (an UPDATE's `oldObject`): the limits rise to what it
+   * already holds, so an over-limit profile can be kept or shrunk, never grown.
+   */
+  stored?: unknown;
 }
 
 /**
@@ -231,7 +236,7 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
     return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
   }
   if (opts.limits !== false) {
-    const over = limitErrors(kind, raw);
+    const over = limitErrors(kind, raw, allowanceFor(kind, opts.stored));
     if (over.length > 0) return { ok: false, errors: capped(over) };
   }
   const validate = validators[kind];
