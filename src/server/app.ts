@@ -12,7 +12,7 @@ import { defaultConfig, type Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
 import type { Rule } from '../policy/rule.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
-import { applyConnectionLimits, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
+import { applyConnectionLimits, ConnectionGate, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
 import { type ProfilePagesOptions, registerProfilePages } from './ui.js';
@@ -50,6 +50,8 @@ export interface WebhookServer {
   readonly app: FastifyInstance;
   readonly readiness: Readiness;
   readonly metrics: WebhookMetrics;
+  /** The open connections on the webhook port: the cap, and which are idle. */
+  readonly connections: ConnectionGate;
   /** Listens on `config.server.host:port`; resolves to the https URL. */
   listen(): Promise<string>;
   /**
@@ -79,7 +81,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     // Connection: close) rather than 503, which failurePolicy Fail would turn into a rejection.
     return503OnClosing: false,
   });
-  limitConnections(app, config.server, metrics, 'webhook', logger);
+  const connections = limitConnections(app, config.server, metrics, 'webhook', logger);
 
   const server = app.server as unknown as TlsServer;
   opts.certificates.onChange((m) => {
@@ -128,6 +130,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     app,
     readiness,
     metrics,
+    connections,
     async listen() {
       await app.listen({ host: config.server.host, port: config.server.port });
       watchdog ??= watchEventLoop(metrics.eventLoopMaxDelay, logger, opts.eventLoopWindowMs);
@@ -155,12 +158,18 @@ export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookM
   return app;
 }
 
-function limitConnections(app: FastifyInstance, limits: ConnectionLimits, metrics: WebhookMetrics, name: 'webhook' | 'probes', logger: Logger): void {
+function limitConnections(app: FastifyInstance, limits: ConnectionLimits, metrics: WebhookMetrics, name: 'webhook' | 'probes', logger: Logger): ConnectionGate {
   const server = app.server as unknown as NetServer & HttpTimeouts;
   applyConnectionLimits(server, limits);
-  server.on('drop', () => {
-    metrics.droppedConnections.inc({ server: name });
-    logger.debug({ server: name, maxConnections: limits.maxConnections }, 'connection dropped: too many open');
+  return new ConnectionGate(server, limits.maxConnections, {
+    dropped: () => {
+      metrics.droppedConnections.inc({ server: name });
+      logger.debug({ server: name, maxConnections: limits.maxConnections }, 'connection dropped: too many open, none idle');
+    },
+    evicted: (idleMs) => {
+      metrics.evictedConnections.inc({ server: name });
+      logger.debug({ server: name, maxConnections: limits.maxConnections, idleMs: Math.round(idleMs) }, 'idle connection closed to make room for a new one');
+    },
   });
 }
 

@@ -1,6 +1,6 @@
 // Prometheus metrics in the shape the ecosystem uses (controller-runtime's webhook metrics):
 // latency by webhook/kind/operation/allowed, requests by code, denials by rule, certificate
-// reloads, in-flight requests, the event-loop watchdog, connections refused at the cap, and the
+// reloads, in-flight requests, the event-loop watchdog, connections refused or evicted at the cap, and the
 // process metrics (process-metrics.ts). One Registry per server, so
 // tests (and the informers, which add their own) never collide with a global one.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -24,6 +24,7 @@ export interface WebhookMetrics {
   certificateExpiry: Gauge<'certificate'>;
   inFlight: Gauge<'webhook'>;
   droppedConnections: Counter<'server'>;
+  evictedConnections: Counter<'server'>;
   eventLoopMaxDelay: Histogram;
 }
 
@@ -71,7 +72,13 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
     }),
     droppedConnections: new Counter({
       name: 'version_policy_connections_dropped_total',
-      help: 'Connections closed on arrival because server.maxConnections were open, by server (webhook or probes).',
+      help: 'Connections closed on arrival because server.maxConnections were open and every one was busy with a request, by server (webhook or probes).',
+      labelNames: ['server'],
+      registers,
+    }),
+    evictedConnections: new Counter({
+      name: 'version_policy_connections_evicted_total',
+      help: 'Idle connections closed to make room for a new one at server.maxConnections, longest-idle first, by server (webhook or probes).',
       labelNames: ['server'],
       registers,
     }),

@@ -1,6 +1,7 @@
 // Connection hygiene against a real HTTPS server on port 0, with short configured timeouts: slow
 // handshakes, slow headers, slow bodies and idle connections are closed within their timeout plus
-// the check interval, and connections past the cap are refused. The clients below would go on for
+// the check interval, and at the cap the longest-idle connection makes room for a new one (a new
+// one is refused only when every open one is busy). The clients below would go on for
 // 20 s if nothing stopped them; the bounds asserted are generous (a loaded machine), but far below.
 import net from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
@@ -11,6 +12,7 @@ import { buildProbeServer, urlOf } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logging.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { review, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const SLACK_MS = 2500;
 const LIMITS = { headersTimeoutSeconds: 0.4, requestTimeoutSeconds: 0.8, connectionCheckIntervalSeconds: 0.1, tlsHandshakeTimeoutSeconds: 0.4, keepAliveTimeoutSeconds: 0.3 };
@@ -58,7 +60,8 @@ t.test('the server applies them, overriding what fastify and Node set', async (t
   const s = await startServer({ config: { server: { maxConnections: 7, headersTimeoutSeconds: 3, requestTimeoutSeconds: 2, keepAliveTimeoutSeconds: 9, connectionCheckIntervalSeconds: 0.5 } } });
   t.teardown(s.close);
   const server = s.server.app.server as unknown as Record<string, number>;
-  t.match(server, { maxConnections: 7, requestTimeout: 2000, headersTimeout: 2000, keepAliveTimeout: 9000, connectionsCheckingInterval: 500 }, 'a headers timeout past the request timeout is cut to it');
+  t.match(server, { requestTimeout: 2000, headersTimeout: 2000, keepAliveTimeout: 9000, connectionsCheckingInterval: 500 }, 'a headers timeout past the request timeout is cut to it');
+  t.equal(server.maxConnections, undefined, "Node's own cap, which closes the newest connection, is off: the gate keeps the cap");
 });
 
 t.test('slow handshakes, slow headers, slow bodies and idle connections are closed within their timeouts', async (t) => {
@@ -118,33 +121,89 @@ t.test('a kept-alive connection is closed once idle past the keep-alive timeout'
   t.ok(closed.ms < 300 + 1000 + SLACK_MS, `closed after ${closed.ms} ms`);
 });
 
-t.test('connections past the cap are refused at once; the ones inside it are served', async (t) => {
+/** A TLS connection that has been answered once on keep-alive and now sits idle. */
+async function idleKeepAlive(s: TestServer): Promise<TLSSocket> {
+  const socket = await connect(s);
+  socket.on('error', () => undefined);
+  let received = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.on('data', (d: Buffer) => {
+      received += d.toString();
+      if (received.endsWith('ok')) resolve();
+    });
+    socket.once('close', () => reject(new Error('closed before its answer')));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  });
+  return socket;
+}
+
+async function counted(s: TestServer, metric: 'droppedConnections' | 'evictedConnections', server: string): Promise<number> {
+  return (await s.server.metrics[metric].get()).values.find((v) => v.labels.server === server)?.value ?? 0;
+}
+
+t.test('1,000 idle keep-alive connections cannot starve a new client: the longest-idle makes room, every time', async (t) => {
+  const s = await startServer();
+  t.teardown(s.close);
+  t.equal(s.server.app.server.listening && defaultConfig().server.maxConnections, 1000, 'the default cap');
+  const idle: TLSSocket[] = [];
+  for (let batch = 0; batch < 20; batch++) idle.push(...(await Promise.all(Array.from({ length: 50 }, () => idleKeepAlive(s)))));
+  t.teardown(() => idle.forEach((socket) => socket.destroy()));
+  t.equal(s.server.connections.size, 1000, 'every slot is held by an idle keep-alive connection');
+  t.equal(s.server.connections.idle, 1000);
+
+  const body = review({ operation: 'CREATE', object: cloudProfile() });
+  const answers: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    answers.push((await s.post('/validate', body)).status);
+    // The attacker takes the freed slot again at once: every new client arrives at the cap.
+    await until('the client gone', () => s.server.connections.size === 999, 5000, 5);
+    idle.push(await idleKeepAlive(s));
+  }
+  t.same(answers, Array(25).fill(200), 'a new client sending a review is answered, every time');
+  t.equal(await counted(s, 'evictedConnections', 'webhook'), 25, 'one idle connection closed for each new client');
+  t.equal(await counted(s, 'droppedConnections', 'webhook'), 0, 'none refused');
+  await until('the evicted closed', () => idle.filter((socket) => socket.destroyed || socket.readableEnded).length === 25, 5000, 10);
+  t.pass('exactly the 25 longest-idle connections were closed');
+});
+
+t.test('at the cap the longest-idle connection goes first; a busy one never does; with all busy the new one is refused', async (t) => {
   const s = await startServer({ config: { server: { maxConnections: 3 } } });
   t.teardown(s.close);
-  const open = [await connect(s), await connect(s), await connect(s)];
+  const oldest = closedAfter(await idleKeepAlive(s));
+  await sleep(20);
+  const younger = await idleKeepAlive(s);
+  // A request in flight: headers and part of a body, the rest never sent.
+  const busy = await connect(s);
+  busy.on('error', () => undefined);
+  busy.write('POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+  await sleep(50);
+
+  t.equal((await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile() }))).status, 200, 'a new client is answered');
+  await oldest;
+  t.pass('the longest-idle connection was closed to make room');
+  t.notOk(younger.destroyed || busy.destroyed, 'the younger idle one and the busy one stay');
+
+  // Now three busy connections: the cap holds, and a fourth is refused.
+  await until('the test client gone', () => s.server.connections.size === 2, 5000, 10);
+  const holders = [busy];
+  for (const socket of [younger, await connect(s)]) {
+    socket.on('error', () => undefined);
+    socket.write('POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    holders.push(socket);
+  }
+  await sleep(50);
+  t.equal(s.server.connections.size, 3);
   const refused = await connect(s).then(
     (socket) => closedAfter(socket).then(() => 'closed'),
     (err: NodeJS.ErrnoException) => err.code ?? err.message,
   );
-  t.ok(refused, `the fourth is refused (${refused})`);
-  const dropped = await s.server.metrics.droppedConnections.get();
-  t.same(
-    dropped.values.map((v) => [v.labels.server, v.value]),
-    [['webhook', 1]],
-    'counted',
-  );
-
-  const [first] = open;
-  first!.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-  t.match((await closedAfter(first!)).received, /^HTTP\/1\.1 200 /, 'a connection inside the cap is served');
-  // Once one has closed, a new connection fits again (the server counts it closed a moment later).
-  let again: TLSSocket | undefined;
-  for (let i = 0; i < 50 && !again; i++) again = await connect(s).catch(() => sleep(20).then(() => undefined));
-  t.ok(again, 'a new connection is accepted once there is room');
-  for (const socket of [...open, again]) socket?.destroy();
+  t.ok(refused, `a fourth is refused while all three are busy (${refused})`);
+  t.equal(await counted(s, 'droppedConnections', 'webhook'), 1, 'counted');
+  t.equal(await counted(s, 'evictedConnections', 'webhook'), 1, 'one eviction, for the test client');
+  for (const socket of holders) socket.destroy();
 });
 
-t.test('the probe port has the same limits', async (t) => {
+t.test('the probe port has the same limits and the same gate', async (t) => {
   const s = await startServer();
   t.teardown(s.close);
   const limits = { ...defaultConfig().server, ...LIMITS, maxConnections: 2 };
@@ -161,11 +220,15 @@ t.test('the probe port has the same limits', async (t) => {
   const slow = closedAfter(a, () => 'X-Slow: 1\r\n');
   a.write('GET /healthz HTTP/1.1\r\n');
   const b = await plain();
+  const bClosed = closedAfter(b);
+  await sleep(20);
+  // The cap of two is reached: the third makes room by closing the longest-idle, `a` (its headers
+  // never finished, so it is not busy with a request).
   const c = await plain();
-  const third = await closedAfter(c);
-  t.equal(third.received, '', 'the third connection is closed unanswered');
-  t.ok((await slow).ms < 400 + 100 + SLACK_MS, 'slow headers are reaped on the probe port too');
+  t.ok((await slow).ms < SLACK_MS, 'the connection trickling headers, idle longest, made room');
+  c.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  t.match((await closedAfter(c)).received, /^HTTP\/1\.1 200 /, 'the new connection is served');
   b.destroy();
-  const dropped = await s.server.metrics.droppedConnections.get();
-  t.equal(dropped.values.find((v) => v.labels.server === 'probes')?.value, 1);
+  await bClosed;
+  t.equal(await counted(s, 'evictedConnections', 'probes'), 1);
 });
