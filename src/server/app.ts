@@ -4,7 +4,9 @@
 // real thing on port 0.
 import type { TLSSocket } from 'node:tls';
 import type { Server as TlsServer } from 'node:tls';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+import { Server as NetServerClass, type AddressInfo, type Server as NetServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ClusterState } from '../cluster/state.js';
@@ -56,8 +58,9 @@ export interface WebhookServer {
   listen(): Promise<string>;
   /**
    * Readiness turns false at once; the server keeps answering (and accepting) for `delayMs`, then
-   * the listener closes and requests in flight finish. Connections still busy `graceMs` after
-   * the close are cut. Resolves once the server is closed.
+   * the listener closes, every request that has arrived is answered with `Connection: close`, and
+   * idle connections are closed (see `drain`). Connections still open `graceMs` after the close
+   * are cut. Resolves once the server is closed.
    */
   shutdown(graceMs: number, delayMs?: number): Promise<{ drained: boolean }>;
 }
@@ -137,7 +140,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
       readiness.tlsLoaded = true;
       return urlOf('https', app);
     },
-    shutdown: (graceMs, delayMs = 0) => drain(app, readiness, { graceMs, delayMs }, logger),
+    shutdown: (graceMs, delayMs = 0) => drain(app, readiness, connections, { graceMs, delayMs }, logger),
   };
 }
 
@@ -211,24 +214,52 @@ function answerError(err: FastifyError | WebhookError, req: FastifyRequest, repl
 }
 
 /**
+ * How long a kept-alive connection may stay idle once the drain has begun. A request sent on it
+ * meanwhile is answered with `Connection: close`; after it, the connection is closed. Closing an
+ * idle connection at the moment its client sends on it resets that request (HTTP/1.1 has no way to
+ * announce the close), which is what Node's `server.close()` did to every idle connection at once.
+ * A second covers any client that is sending: kube-apiserver reuses a connection within
+ * milliseconds under load, and one idle longer is most likely not about to be used.
+ */
+export const DRAIN_IDLE_CLOSE_MS = 1000;
+
+/** How often the drain looks for connections that have gone idle. */
+const DRAIN_POLL_MS = 25;
+
+/**
  * Until endpoints and kube-proxy have dropped the pod, callers still open connections to it: during
  * `delayMs` it answers them (unready, and each answer says Connection: close, so kept-alive callers
- * reconnect to a pod that stays), and only then stops accepting.
+ * reconnect to a pod that stays), and only then stops accepting. Then every request that has
+ * arrived is answered, with `Connection: close`; idle connections are closed once idle for
+ * DRAIN_IDLE_CLOSE_MS since the signal, never while a request is on them. What is still open
+ * `graceMs` after the listener closed is cut.
  */
-async function drain(app: FastifyInstance, readiness: Readiness, { graceMs, delayMs }: { graceMs: number; delayMs: number }, logger: Logger): Promise<{ drained: boolean }> {
+async function drain(app: FastifyInstance, readiness: Readiness, connections: ConnectionGate, { graceMs, delayMs }: { graceMs: number; delayMs: number }, logger: Logger): Promise<{ drained: boolean }> {
   readiness.shuttingDown = true;
-  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-  const closed = app.close();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(resolve, graceMs, 'timeout');
-  });
-  const first = await Promise.race([closed.then(() => 'closed' as const), deadline]);
-  clearTimeout(timer);
-  if (first === 'timeout') {
-    logger.warn({ graceMs }, 'grace period over; closing the connections still open');
-    app.server.closeAllConnections();
-    await closed;
+  const signalled = performance.now();
+  if (delayMs > 0) await sleep(delayMs);
+  // Stop accepting. net.Server's close, not http.Server's: that one closes every idle connection at
+  // once, resetting a request its client is sending on one.
+  const server = app.server as unknown as NetServer;
+  const listenerClosed = new Promise<void>((resolve) => closeListener(server, () => resolve()));
+  logger.info({ open: connections.size, idle: connections.idle }, 'no new connections: answering every request that has arrived, with Connection: close');
+  const deadline = performance.now() + graceMs;
+  let drained = true;
+  while (connections.closeIdle(DRAIN_IDLE_CLOSE_MS, signalled) > 0) {
+    if (performance.now() >= deadline) {
+      logger.warn({ graceMs, open: connections.size }, 'grace period over; closing the connections still open');
+      connections.closeAll();
+      drained = false;
+      break;
+    }
+    await sleep(DRAIN_POLL_MS);
   }
-  return { drained: first === 'closed' };
+  await listenerClosed;
+  await app.close();
+  return { drained };
+}
+
+/** net.Server's close on an http(s) server: stops accepting, leaves the open connections alone. */
+function closeListener(server: NetServer, done: () => void): void {
+  NetServerClass.prototype.close.call(server, done);
 }

@@ -119,16 +119,22 @@ export class ConnectionGate {
   }
 
   /**
-   * Closes every connection that is between requests and has been idle for at least `minIdleMs`;
-   * returns how many stay open. Used while draining: a request that arrives first is answered
-   * with `Connection: close`.
+   * Closes every connection that is between requests and has been idle for at least `minIdleMs`,
+   * counted from its last answer or from `since` (a performance.now() instant), whichever is
+   * later; returns how many stay open. Used while draining: a request that arrives first is
+   * answered with `Connection: close`.
    */
-  closeIdle(minIdleMs = 0): number {
+  closeIdle(minIdleMs = 0, since = 0): number {
     const now = performance.now();
     for (const c of this.open.values()) {
-      if (c.busy === 0 && now - c.idleSince >= minIdleMs) this.close(c);
+      if (c.busy === 0 && now - Math.max(c.idleSince, since) >= minIdleMs) this.close(c);
     }
     return this.open.size;
+  }
+
+  /** Closes every connection, busy or not (the grace period is over). */
+  closeAll(): void {
+    for (const c of this.open.values()) this.close(c);
   }
 
   private admit(socket: Socket): void {

@@ -4,12 +4,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import https from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { parse as parseYaml } from 'yaml';
 import { cloudProfile } from '../helpers/objects.js';
 import { holdRequest } from '../helpers/partial.js';
 import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
@@ -66,27 +70,48 @@ t.test('a request that never completes is cut off when the grace period ends', a
 // --- the built CLI under load across a rollout ---------------------------------------------------
 // `node dist/cli/main.js serve`, as the image runs it, gets SIGTERM while clients keep sending:
 // some on kept-alive connections, some opening a new connection per request (what kube-apiserver
-// does once it has been told Connection: close). Until the shutdown delay is over, no request may
-// fail, /readyz must say 503, and the process must then exit 0 by itself.
+// does once it has been told Connection: close). The load runs until the process has exited. At
+// any shutdown delay, 0 included, no request that arrived may fail or be reset: a request arrives
+// once its connection is up (TLS done); after the listener closes, new connections are refused,
+// which a client sees before it sends anything. /readyz says 503 from the signal on, and the
+// process exits 0 by itself.
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const STATE = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
 const REVIEW = readFileSync(fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)), 'utf8');
 const REVIEW_UID = (JSON.parse(REVIEW) as { request: { uid: string } }).request.uid;
+const CHART_VALUES = parseYaml(readFileSync(fileURLToPath(new URL('../../charts/version-policy/values.yaml', import.meta.url)), 'utf8')) as {
+  config: { server: { shutdownDelaySeconds: number } };
+};
 
 interface Served {
   child: ChildProcess;
   port: number;
+  probePort: number;
   ca: string;
   /** Resolves once the server logged `msg` (a prefix). */
   logged(msg: string): Promise<void>;
+  /** When the server logged `msg` (a prefix), by this process's clock. */
+  loggedAt(msg: string): number | undefined;
   messages: string[];
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 async function serveCli(t: Test, server: Record<string, unknown>): Promise<Served> {
   const dir = await tempDir(t, 'vp-shutdown-');
-  await writeFile(join(dir, 'config.json'), JSON.stringify({ server: { port: 0, ...server }, logLevel: 'info' }));
+  const probePort = await freePort();
+  await writeFile(join(dir, 'config.json'), JSON.stringify({ server: { port: 0, probePort, ...server }, logLevel: 'info' }));
   // CLEAN_ENV: without tap's NODE_OPTIONS, whose exit hooks would handle SIGTERM for the server.
   const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
@@ -97,11 +122,13 @@ async function serveCli(t: Test, server: Record<string, unknown>): Promise<Serve
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const messages: string[] = [];
+  const at = new Map<string, number>();
   const waiters: { prefix: string; resolve: () => void }[] = [];
   let url = '';
   createInterface({ input: child.stdout }).on('line', (line) => {
     const rec = JSON.parse(line) as { msg: string; url?: string };
     messages.push(rec.msg);
+    if (!at.has(rec.msg)) at.set(rec.msg, Date.now());
     if (rec.msg === 'webhook listening') url = String(rec.url);
     for (const w of waiters.filter((w) => rec.msg.startsWith(w.prefix))) w.resolve();
   });
@@ -112,14 +139,17 @@ async function serveCli(t: Test, server: Record<string, unknown>): Promise<Serve
           new Promise<void>((resolve) => waiters.push({ prefix, resolve })),
           exit.then(({ code }) => Promise.reject(new Error(`serve exited ${code} before logging "${prefix}": ${stderr}`))),
         ]);
+  const loggedAt = (prefix: string) => [...at.entries()].find(([m]) => m.startsWith(prefix))?.[1];
   await logged('webhook listening');
   const ca = await readFile(join(dir, '.dev-certs', 'ca.crt'), 'utf8');
-  return { child, port: Number(new URL(url).port), ca, logged, messages, exit };
+  return { child, port: Number(new URL(url).port), probePort, ca, logged, loggedAt, messages, exit };
 }
 
 interface Outcome {
   /** When the request was sent. */
   at: number;
+  /** Whether its connection was up (TLS done) when it failed or was answered: the request reached the server. */
+  arrived: boolean;
   status?: number;
   connection?: string;
   error?: string;
@@ -129,6 +159,7 @@ interface Outcome {
 function postReview(port: number, ca: string, agent: https.Agent | false): Promise<Outcome> {
   const at = Date.now();
   return new Promise((resolve) => {
+    let arrived = false;
     const req = https.request(
       { host: '127.0.0.1', port, method: 'POST', path: '/validate', ca, agent, timeout: 10_000, headers: { 'content-type': 'application/json' } },
       (res) => {
@@ -138,25 +169,30 @@ function postReview(port: number, ca: string, agent: https.Agent | false): Promi
         res.on('end', () => {
           const uid = res.statusCode === 200 ? (JSON.parse(text) as ReviewReply).response.uid : undefined;
           const connection = String(res.headers.connection ?? '');
-          resolve(uid === REVIEW_UID ? { at, status: 200, connection } : { at, status: res.statusCode ?? 0, error: `answer ${res.statusCode}: ${text.slice(0, 100)}` });
+          resolve(uid === REVIEW_UID ? { at, arrived, status: 200, connection } : { at, arrived, status: res.statusCode ?? 0, error: `answer ${res.statusCode}: ${text.slice(0, 100)}` });
         });
-        res.on('error', (e) => resolve({ at, error: e.message }));
+        res.on('error', (e) => resolve({ at, arrived, error: e.message }));
       },
     );
+    req.on('socket', (socket) => {
+      const tlsSocket = socket as TLSSocket;
+      if (req.reusedSocket || (tlsSocket.encrypted && !tlsSocket.connecting && tlsSocket.authorized)) arrived = true;
+      else tlsSocket.once('secureConnect', () => (arrived = true));
+    });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ at, error: e.code ?? e.message }));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ at, arrived, error: e.code ?? e.message }));
     req.end(REVIEW);
   });
 }
 
-/** A client that sends one request after another until `stop()`; bounded by the caller's window. */
+/** A client that sends one request after another until `stop()`. */
 function loadLoop(port: number, ca: string, agent: https.Agent | false) {
   const outcomes: Outcome[] = [];
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
       outcomes.push(await postReview(port, ca, agent));
-      await sleep(5);
+      await sleep(10);
     }
   })();
   return {
@@ -175,48 +211,71 @@ function readyz(port: number, ca: string): Promise<number | string> {
   );
 }
 
-t.test('SIGTERM under load: no request fails during the shutdown delay, /readyz says 503, then exit 0', async (t) => {
-  // 5 s of delay; the load runs 1.5 s into it and stops, leaving 3.5 s for the last request to be
-  // answered (milliseconds normally; seconds on a machine loaded twentyfold) before the listener closes.
-  const s = await serveCli(t, { shutdownDelaySeconds: 5, shutdownGraceSeconds: 5 });
-  const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 2 });
-  t.teardown(() => keepAlive.destroy());
-  const loops = { keepAlive: [loadLoop(s.port, s.ca, keepAlive), loadLoop(s.port, s.ca, keepAlive)], fresh: [loadLoop(s.port, s.ca, false), loadLoop(s.port, s.ca, false)] };
-  const all = [...loops.keepAlive, ...loops.fresh];
-  await waitFor('load answered before the signal', () => all.every((l) => l.outcomes.some((o) => o.status === 200)), 10_000, 20);
+function probeReadyz(port: number): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+}
 
-  s.child.kill('SIGTERM');
-  await s.logged('shutting down');
-  // Requests sent from here on reach a server that has handled the signal.
-  const shuttingDownAt = Date.now();
-  const probes: (number | string)[] = [];
-  for (const end = Date.now() + 1500; Date.now() < end; await sleep(100)) probes.push(await readyz(s.port, s.ca));
-  await Promise.all(all.map((l) => l.stop()));
-  t.notOk(s.messages.some((m) => m.startsWith('stopped')), 'the server was still in its shutdown delay when the load stopped');
+for (const delaySeconds of [0, CHART_VALUES.config.server.shutdownDelaySeconds]) {
+  t.test(`SIGTERM under load at shutdownDelaySeconds ${delaySeconds}: 0 resets, 0 failures, /readyz 503 from the signal, exit 0`, async (t) => {
+    const s = await serveCli(t, { shutdownDelaySeconds: delaySeconds, shutdownGraceSeconds: 5 });
+    const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 2 });
+    t.teardown(() => keepAlive.destroy());
+    const loops = { keepAlive: [loadLoop(s.port, s.ca, keepAlive), loadLoop(s.port, s.ca, keepAlive)], fresh: [loadLoop(s.port, s.ca, false), loadLoop(s.port, s.ca, false)] };
+    const all = [...loops.keepAlive, ...loops.fresh];
+    await waitFor('load answered before the signal', () => all.every((l) => l.outcomes.some((o) => o.status === 200)), 10_000, 20);
 
-  const outcomes = all.flatMap((l) => l.outcomes);
-  t.same(outcomes.filter((o) => o.error), [], `no request refused or failed (${outcomes.length} sent)`);
-  const during = (ls: typeof all) => ls.flatMap((l) => l.outcomes).filter((o) => o.at > shuttingDownAt && o.status === 200);
-  t.ok(during(loops.keepAlive).length > 0, `kept-alive clients answered during the delay (${during(loops.keepAlive).length})`);
-  t.ok(during(loops.fresh).length > 0, `new connections accepted and answered during the delay (${during(loops.fresh).length})`);
-  t.ok(
-    during(loops.keepAlive).every((o) => o.connection === 'close'),
-    'every answer during the delay says Connection: close, so kept-alive callers reconnect to a pod that stays',
-  );
-  t.ok(probes.length > 0 && probes.every((p) => p === 503), `/readyz answered 503 throughout the delay (${probes.join(' ')})`);
+    const signalledAt = Date.now();
+    s.child.kill('SIGTERM');
+    // Readiness, on both ports, until the process is gone.
+    const probes: { webhook: (number | string)[]; probe: (number | string)[] } = { webhook: [], probe: [] };
+    let exited = false;
+    void s.exit.then(() => (exited = true));
+    while (!exited) {
+      const [w, p] = await Promise.all([readyz(s.port, s.ca), probeReadyz(s.probePort)]);
+      if (!exited) {
+        probes.webhook.push(w);
+        probes.probe.push(p);
+      }
+      await sleep(50);
+    }
+    await Promise.all(all.map((l) => l.stop()));
+    const closedAt = s.loggedAt('no new connections');
+    t.ok(closedAt, 'the listener closed');
 
-  t.same(await s.exit, { code: 0, signal: null }, 'a clean exit, before any hard stop');
-  t.ok(s.messages.includes('stopped: every request answered'));
-});
+    const outcomes = all.flatMap((l) => l.outcomes);
+    const answered = outcomes.filter((o) => o.status === 200);
+    const resets = outcomes.filter((o) => o.error && o.arrived);
+    const refused = outcomes.filter((o) => o.error && !o.arrived);
+    t.same(resets, [], `0 resets or failures among the requests that arrived (${outcomes.length} sent, ${answered.length} answered, ${refused.length} refused before sending)`);
+    t.ok(
+      refused.every((o) => o.at >= signalledAt + delaySeconds * 1000),
+      'nothing refused during the shutdown delay; only new connections after the listener closed, which never carried a request',
+    );
+    // Requests sent once the server had handled the signal.
+    const handledAt = s.loggedAt('shutting down') ?? signalledAt;
+    const afterSignal = (ls: typeof all) => ls.flatMap((l) => l.outcomes).filter((o) => o.at >= handledAt && o.status === 200);
+    t.ok(afterSignal(loops.keepAlive).length > 0, `kept-alive clients answered after the signal (${afterSignal(loops.keepAlive).length})`);
+    t.ok(
+      afterSignal(loops.keepAlive).every((o) => o.connection === 'close'),
+      'every answer after the signal says Connection: close, so kept-alive callers reconnect to a pod that stays',
+    );
+    if (delaySeconds > 0) t.ok(afterSignal(loops.fresh).length > 0, `new connections accepted and answered during the delay (${afterSignal(loops.fresh).length})`);
+    t.ok(probes.probe.length > 0 && probes.probe.every((p) => p === 503 || (typeof p === 'string' && exited)), `the probe port's /readyz answered 503 from the signal until it closed (${[...new Set(probes.probe)].join(' ')})`);
+    t.ok(probes.probe.filter((p) => p === 503).length > 0, 'and did answer');
+    // Once the listener has closed, a new connection is refused, or reset if it was still in the
+    // kernel's accept queue: either way before its request was sent.
+    t.ok(
+      probes.webhook.every((p) => p === 503 || p === 'ECONNREFUSED' || p === 'ECONNRESET'),
+      `the webhook port's /readyz: 503 until its listener closed, then no connection (${[...new Set(probes.webhook)].join(' ')})`,
+    );
 
-t.test('without a shutdown delay the same load sees refused connections (what the delay prevents)', async (t) => {
-  const s = await serveCli(t, { shutdownDelaySeconds: 0, shutdownGraceSeconds: 5 });
-  const loops = [loadLoop(s.port, s.ca, false), loadLoop(s.port, s.ca, false)];
-  await waitFor('load answered before the signal', () => loops.every((l) => l.outcomes.some((o) => o.status === 200)), 10_000, 20);
-  s.child.kill('SIGTERM');
-  await waitFor('a refused request', () => loops.some((l) => l.outcomes.some((o) => o.error)), 10_000, 20);
-  await Promise.all(loops.map((l) => l.stop()));
-  const errors = loops.flatMap((l) => l.outcomes).flatMap((o) => (o.error ? [o.error] : []));
-  t.ok(errors.includes('ECONNREFUSED'), `new connections are refused at once (${[...new Set(errors)].join(', ')})`);
-  t.same(await s.exit, { code: 0, signal: null });
-});
+    t.same(await s.exit, { code: 0, signal: null }, 'a clean exit, before any hard stop');
+    t.ok(s.messages.includes('stopped: every request answered'));
+  });
+}
