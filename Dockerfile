@@ -23,7 +23,9 @@ ARG NODE_IMAGE=node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# --omit=optional: the Node 22 that npm ci brings for the npm scripts of a clone (scripts/node22),
+# and platform builds of tools, are not needed to compile on the Node 22 of this image.
+RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build

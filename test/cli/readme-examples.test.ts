@@ -69,8 +69,8 @@ t.test("the README's webhook answer to the demo review is the policy's", async (
   const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as { request: { object: CloudProfile; oldObject: CloudProfile } };
   const state = await loadStaticState([fixture('demo-state.yaml')]);
   const { object, oldObject } = review.request;
-  // `npm start` runs with no config: the product defaults.
-  const decision = evaluate({ operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false }, { now: NOW, config: await loadConfig(undefined), state });
+  // `npm start` runs with the demo config: the product defaults, the timeline pages on.
+  const decision = evaluate({ operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false }, { now: NOW, config: await loadConfig(fixture('demo-config.yaml')), state });
   t.equal(answer.response.allowed, decision.allowed);
   t.equal(answer.response.status.message, formatDenial(decision.violations));
 });
