@@ -94,6 +94,8 @@ export interface Config {
     maxStaleSeconds: number;
   };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** The most log bytes `serve` holds for stdout; past it lines are dropped and counted. */
+  logBufferBytes: number;
 }
 
 const duration = { type: 'string', pattern: DURATION_PATTERN } as const;
@@ -247,6 +249,8 @@ export const configSchema = {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info',
     },
+    // 8 MiB (LOG_BUFFER_BYTES in server/logging.ts says why); at least one long line.
+    logBufferBytes: { type: 'integer', minimum: 16384, maximum: 1073741824, default: 8388608 },
   },
 } as const;
 

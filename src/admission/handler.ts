@@ -9,7 +9,7 @@ import { formatDenial } from '../policy/rule.js';
 import { ERRORS, type WebhookError } from './errors.js';
 import type { MappedRequest } from './request.js';
 import { toPolicyRequest } from './request.js';
-import { allowed, denied, errored, patched } from './response.js';
+import { allowed, auditAnnotations, denied, errored, patched } from './response.js';
 import type { AdmissionRequest, AdmissionResponse } from './review.js';
 
 export type Webhook = 'validate' | 'mutate';
@@ -40,7 +40,13 @@ const NO_WARNINGS: readonly string[] = [];
 
 /** A review that cannot be judged (bad body, envelope or encoding), refused with the error's status. */
 export function refused(uid: string, error: WebhookError): AdmissionOutcome {
-  return { response: errored(uid, error.statusCode, error.message), rules: [], allWarnings: NO_WARNINGS };
+  return audited({ response: errored(uid, error.statusCode, error.message), rules: [], allWarnings: NO_WARNINGS });
+}
+
+/** The outcome with its response's audit annotations: every answer carries them. */
+function audited(outcome: AdmissionOutcome): AdmissionOutcome {
+  outcome.response.auditAnnotations = auditAnnotations(outcome.response, outcome.rules);
+  return outcome;
 }
 
 /** Formats a schema failure the way a denial lists violations. */
@@ -53,6 +59,10 @@ export function formatFieldError(e: FieldError): string {
  * request is refused with 400 and never evaluated.
  */
 export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
+  return audited(judge(webhook, req, problems, ctx));
+}
+
+function judge(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
   const uid = req.uid;
   if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [], allWarnings: NO_WARNINGS };
 

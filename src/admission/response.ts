@@ -30,3 +30,25 @@ export function errored(uid: string, code: number, message: string): AdmissionRe
 export function reviewResponse(review: AdmissionReviewRequest, response: AdmissionResponse): AdmissionReviewResponse {
   return { apiVersion: review.apiVersion, kind: review.kind, response };
 }
+
+/**
+ * The audit annotations every answer carries: kube-apiserver writes them into the request's audit
+ * event as `<webhook name>/<key>` (for example `validate.version-policy.gardener.cloud/decision`),
+ * so the audit log keeps every decision, including the plain allowed ones the webhook's own log
+ * writes only at debug level. Keys are valid qualified-name parts (at most 63 characters of
+ * [A-Za-z0-9-_.]); values are strings.
+ * - `decision`: allowed, denied (a policy or schema denial, 403) or error (400, 415, 500)
+ * - `rules`: the rule IDs (or SCHEMA) that denied, comma-separated; only on a denial
+ * - `patched`: "true" when the answer carries a JSON Patch, else "false"
+ * - `warnings`: how many warnings the answer carries
+ */
+export function auditAnnotations(response: AdmissionResponse, rules: readonly string[]): Record<string, string> {
+  const code = response.status?.code ?? 200;
+  const decision = response.allowed ? 'allowed' : code === ERRORS.POLICY_DENIED.status ? 'denied' : 'error';
+  return {
+    decision,
+    ...(rules.length > 0 && !response.allowed ? { rules: rules.join(',') } : {}),
+    patched: response.patch ? 'true' : 'false',
+    warnings: String(response.warnings?.length ?? 0),
+  };
+}

@@ -55,6 +55,8 @@ export interface AdmissionResponse {
   /** base64 of the JSON Patch document. */
   patch?: string;
   warnings?: string[];
+  /** Written by kube-apiserver into its audit event, each key prefixed with the webhook's name. */
+  auditAnnotations?: Record<string, string>;
 }
 
 export interface AdmissionReviewResponse {

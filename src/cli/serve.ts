@@ -30,7 +30,7 @@ export function registerServe(program: Command): void {
 
 export async function serve(opts: ServeOptions): Promise<void> {
   // The server, TLS and the Kubernetes client load only here, so `check` and `explain` start fast.
-  const [{ startWebhook, ListenError, StateSourceError }, { createLogger }, { CertificateError }, { DEV_CERT_DIR }] = await Promise.all([
+  const [{ startWebhook, ListenError, StateSourceError }, { createLogger, stdoutDestination }, { CertificateError }, { DEV_CERT_DIR }] = await Promise.all([
     import('../server/run.js'),
     import('../server/logging.js'),
     import('../server/tls/certificate-source.js'),
@@ -40,16 +40,21 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const userErrors = [ConfigError, InputError, CertificateError, ListenError, StateSourceError];
   try {
     const config = await loadConfig(opts.config);
-    const logger = createLogger(config.logLevel);
-    const running = await startWebhook({ config, stateFiles: opts.state, withoutClusterState: opts.withoutClusterState === true, logger, devCertDir: resolve(DEV_CERT_DIR) });
+    const logDestination = stdoutDestination(config.logBufferBytes);
+    const logger = createLogger(config.logLevel, logDestination);
+    const running = await startWebhook({ config, stateFiles: opts.state, withoutClusterState: opts.withoutClusterState === true, logger, logDestination, devCertDir: resolve(DEV_CERT_DIR) });
     const { shutdownDelaySeconds: delaySeconds, shutdownGraceSeconds: graceSeconds } = config.server;
     const signal = await nextSignal(logger);
     logger.info({ signal, delaySeconds, graceSeconds }, 'shutting down: not ready; serving for the shutdown delay, then no new connections, answering requests in flight');
     // The hard stop: whatever still holds the process open, it exits within delay + grace period.
-    setTimeout(() => process.exit(0), (delaySeconds + graceSeconds) * 1000).unref();
+    const hardStopAt = Date.now() + (delaySeconds + graceSeconds) * 1000;
+    setTimeout(() => process.exit(0), hardStopAt - Date.now()).unref();
     // 90% of the grace period drains; the rest releases watchers, probes and informers.
     const { drained } = await running.stop(graceSeconds * 900, delaySeconds * 1000);
-    logger.info({ drained }, drained ? 'stopped: every request answered' : 'stopped: grace period over, open connections were closed');
+    logger.info({ drained, logLinesDropped: logDestination.dropped }, drained ? 'stopped: every request answered' : 'stopped: grace period over, open connections were closed');
+    // Give the last lines to stdout while there is time; a blocked stdout cannot hold the exit.
+    await logDestination.flushWithin(Math.max(0, Math.min(2000, hardStopAt - Date.now() - 100)));
+    process.exit(0);
   } catch (err) {
     if (userErrors.some((E) => err instanceof E)) throw new UsageError((err as Error).message);
     throw err;

@@ -162,6 +162,13 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         metrics.requests.inc({ webhook, code: String(code) });
         metrics.duration.observe({ webhook, kind: entry.kind, operation: entry.operation, allowed: String(response.allowed) }, reply.elapsedTime / 1000);
         for (const rule of outcome.rules) metrics.denials.inc({ rule });
+        // The line's level: a review refused for its body or envelope is a warning (kube-apiserver
+        // never sends one); a denial, an error, a patch or a warning is info; a plain allowed
+        // review is debug. Every decision is in kube-apiserver's audit log (auditAnnotations) and in
+        // the metrics above, so at info the log keeps what someone may act on, and a busy
+        // landscape's stream of plain allowed reviews costs neither a line nor stdout.
+        const level = code === 400 || code === 415 ? 'warn' : !response.allowed || code !== 200 || response.patch || response.warnings ? 'info' : 'debug';
+        if (!admissionLog.isLevelEnabled(level)) return done();
         // Every warning, at debug level only: read from the outcome, never built otherwise.
         const all = admissionLog.isLevelEnabled('debug') && outcome.allWarnings.length > 0 ? outcome.allWarnings : undefined;
         const line: AdmissionLine = {
@@ -184,9 +191,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           allWarningsOmitted: all && all.length > MAX_LOGGED_WARNINGS ? all.length - MAX_LOGGED_WARNINGS : undefined,
           durationMs: loggedFraction(Math.round(reply.elapsedTime * 1000) / 1000),
         };
-        // A review refused for its body or envelope: kube-apiserver never sends one, so it is worth a warning.
-        if (code === 400 || code === 415) admissionLog.warn(line, 'admission');
-        else admissionLog.info(line, 'admission');
+        admissionLog[level](line, 'admission');
         done();
       },
     });

@@ -26,11 +26,16 @@ export interface WebhookMetrics {
   droppedConnections: Counter<'server'>;
   evictedConnections: Counter<'server'>;
   eventLoopMaxDelay: Histogram;
+  logLinesDropped: Counter;
+  /** Reads `version_policy_log_lines_dropped_total` from the log destination at each scrape. */
+  countLogDropsOf(source: { readonly dropped: number }): void;
 }
 
 export function createMetrics(registry = new Registry()): WebhookMetrics {
   registerProcessMetrics(registry);
   const registers = [registry];
+  let logSource: { readonly dropped: number } | undefined;
+  let reportedDrops = 0;
   return {
     registry,
     duration: new Histogram({
@@ -88,6 +93,21 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
       buckets: EVENT_LOOP_BUCKETS,
       registers,
     }),
+    logLinesDropped: new Counter({
+      name: 'version_policy_log_lines_dropped_total',
+      help: 'Log lines dropped because stdout did not take them: the bounded log buffer was full, or stdout was gone. Admission never waits for the log.',
+      registers,
+      collect() {
+        const delta = (logSource?.dropped ?? 0) - reportedDrops;
+        if (delta > 0) {
+          this.inc(delta);
+          reportedDrops += delta;
+        }
+      },
+    }),
+    countLogDropsOf(source) {
+      logSource = source;
+    },
   };
 }
 

@@ -26,6 +26,8 @@ export interface RunOptions {
   logger: Logger;
   /** Where dev certificates are written when no certificate files are configured. */
   devCertDir: string;
+  /** The logger's destination, whose dropped lines the metrics count. */
+  logDestination?: { readonly dropped: number };
 }
 
 export interface RunningWebhook {
@@ -140,6 +142,7 @@ async function openCertificates(opts: RunOptions): Promise<{ source: Certificate
 export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const { config, logger } = opts;
   const metrics = createMetrics();
+  if (opts.logDestination) metrics.countLogDropsOf(opts.logDestination);
   const cluster = await openState(opts, metrics);
   logMode(config, cluster.source, logger);
   let certificates: Awaited<ReturnType<typeof openCertificates>>;

@@ -228,5 +228,6 @@ export interface ReviewReply {
     patchType?: string;
     patch?: string;
     warnings?: string[];
+    auditAnnotations?: Record<string, string>;
   };
 }

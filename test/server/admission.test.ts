@@ -43,7 +43,12 @@ t.test('an allowed review echoes uid, apiVersion and kind, with no patch and no 
   t.match(res.headers['content-type'], /application\/json/);
   const r = res.json<ReviewReply>();
   t.same({ apiVersion: r.apiVersion, kind: r.kind }, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' });
-  t.same(r.response, { uid: 'uid-allowed', allowed: true, warnings: ['version "1.31.0" is deprecated and has no expiration date'] });
+  t.same(r.response, {
+    uid: 'uid-allowed',
+    allowed: true,
+    warnings: ['version "1.31.0" is deprecated and has no expiration date'],
+    auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '1' },
+  });
 });
 
 t.test('a denial has code 403 and lists every violation as [RULE-ID] field: message', async (t) => {
@@ -113,9 +118,9 @@ t.test('mutate: DELETE is allowed without a patch, and an unchanged object gets 
   const s = await startServer({ config: { defaulting: { gardenerDefaults: false, lifecycle: { enabled: false } } } });
   t.teardown(s.close);
   const del = (await s.post('/mutate', review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }), uid: 'd' }))).json<ReviewReply>();
-  t.same(del.response, { uid: 'd', allowed: true });
+  t.same(del.response, { uid: 'd', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } });
   const create = (await s.post('/mutate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'c' }))).json<ReviewReply>();
-  t.same(create.response, { uid: 'c', allowed: true });
+  t.same(create.response, { uid: 'c', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } });
 });
 
 t.test('a kind we do not police is allowed, with a warning', async (t) => {
@@ -178,4 +183,36 @@ t.test('an exception inside a rule refuses with code 500, keeps the uid, and log
   t.match((line?.err as { stack?: string } | undefined)?.stack, /TypeError: rule blew up\n\s+at /);
   const after = await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'next' }));
   t.equal(after.json<ReviewReply>().response.uid, 'next', 'the server keeps serving');
+});
+
+t.test('every answer carries auditAnnotations for kube-apiserver: decision, the rules that denied, patched, warnings', async (t) => {
+  const s = await startServer({ rules: [forcedDenial, warnOnly] });
+  t.teardown(s.close);
+  const denied = (await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }) }))).json<ReviewReply>().response;
+  const allowedShoot = (await s.post('/validate', review({ operation: 'CREATE', object: shoot() }))).json<ReviewReply>().response;
+  const malformed = (await s.post('/validate', review({ operation: 'CREATE', object: { kind: 'CloudProfile' } }))).json<ReviewReply>().response;
+  const bad = review({ operation: 'CREATE', object: cloudProfile() });
+  bad.request.operation = 7;
+  const refused = (await s.post('/validate', bad)).json<ReviewReply>().response;
+  t.same(denied.auditAnnotations, { decision: 'denied', rules: 'IN-USE', patched: 'false', warnings: '1' });
+  t.same(allowedShoot.auditAnnotations, { decision: 'allowed', patched: 'false', warnings: '1' });
+  t.same(malformed.auditAnnotations, { decision: 'denied', rules: 'SCHEMA', patched: 'false', warnings: '0' });
+  t.same(refused.auditAnnotations, { decision: 'error', patched: 'false', warnings: '0' });
+
+  const patching = await startServer({ productDefaults: true });
+  t.teardown(patching.close);
+  const old = cloudProfile({ name: 'aws' });
+  const patched = (await patching.post('/mutate', review({ operation: 'UPDATE', oldObject: old, object: cloudProfile({ name: 'aws', kubernetes: ['1.31.0', '1.32.0'] }) }))).json<ReviewReply>().response;
+  t.ok(patched.patch, 'a patch');
+  t.match(patched.auditAnnotations, { decision: 'allowed', patched: 'true' });
+
+  // kube-apiserver refuses the response unless `<webhook name>/<key>` is a qualified name and the values are strings.
+  const qualifiedName = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+  for (const r of [denied, allowedShoot, malformed, refused, patched]) {
+    for (const [key, value] of Object.entries(r.auditAnnotations ?? {})) {
+      t.ok(qualifiedName.test(key) && key.length <= 63, `${key}: a valid name part`);
+      t.type(value, 'string');
+      t.ok(`validate.version-policy.gardener.cloud/${key}`.length <= 316, 'with the webhook name as prefix, a valid key');
+    }
+  }
 });

@@ -79,7 +79,7 @@ t.test('application/json in any case, with a UTF-8 charset or none, is judged', 
   for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset="UTF-8"', 'application/json; foo=bar']) {
     const res = await send(reviewText('ok'), { 'content-type': type });
     t.equal(res.status, 200, type);
-    t.same(res.json<ReviewReply>().response, { uid: 'ok', allowed: true }, type);
+    t.same(res.json<ReviewReply>().response, { uid: 'ok', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, type);
   }
 });
 
@@ -104,7 +104,7 @@ t.test('an encoded body is refused with 415, read only to find its uid', async (
   t.ok(bomb.length < 100_000);
   t.match(plainError(t, await send(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 415), { code: 'VP_ERR_CONTENT_ENCODING' }, 'decoding stops at the body limit');
   const plain = await send(text, { 'content-type': 'application/json', 'content-encoding': 'identity' });
-  t.same(plain.json<ReviewReply>().response, { uid: 'u-enc', allowed: true }, 'identity is no encoding');
+  t.same(plain.json<ReviewReply>().response, { uid: 'u-enc', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, 'identity is no encoding');
 });
 
 t.test('bytes that are not UTF-8 are refused with 400, with the uid when it is intact', async (t) => {
@@ -133,7 +133,7 @@ t.test('prototype keys anywhere are refused with 400; the same words as data are
   }
   const innocent = review({ operation: 'CREATE', object: cloudProfile({ name: 'aws', annotations: { constructor: '__proto__', prototype: 'constructor.prototype' } }), uid: 'u-fine' });
   const res = await send(JSON.stringify(innocent), { 'content-type': 'application/json' });
-  t.same(res.json<ReviewReply>().response, { uid: 'u-fine', allowed: true }, 'the words as keys of their own or values are data');
+  t.same(res.json<ReviewReply>().response, { uid: 'u-fine', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, 'the words as keys of their own or values are data');
   t.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'allowed'), false, 'nothing was polluted');
   t.equal(({} as Record<string, unknown>).x, undefined);
 });

@@ -17,8 +17,8 @@ const denyShoots: Rule = {
   check: () => [{ rule: 'SHOOT-NO-DOWNGRADE', field: 'spec.kubernetes.version', message: 'from "1.31.0" to "1.30.0"' }],
 };
 
-t.test('each admission is one info line with uid, kind, namespace, name, operation, user, dryRun, verdict, rules and duration', async (t) => {
-  const s = await startServer({ rules: [denyShoots] });
+t.test('each admission is one line with uid, kind, namespace, name, operation, user, dryRun, verdict, rules and duration', async (t) => {
+  const s = await startServer({ rules: [denyShoots], logLevel: 'debug' });
   t.teardown(s.close);
   const profile = cloudProfile({ name: 'aws', annotations: { note: MARKER } });
   const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
@@ -28,13 +28,37 @@ t.test('each admission is one info line with uid, kind, namespace, name, operati
 
   const admissions = s.logs.filter((l) => l.msg === 'admission');
   t.equal(admissions.length, 2, 'one line per admission');
-  t.equal(s.logs.filter((l) => l.level === 'info' && l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request info lines');
+  t.equal(s.logs.filter((l) => l.msg !== 'admission' && l.uid !== undefined).length, 0, 'no other per-request lines');
   const [cp, sl] = admissions as [LogRecord, LogRecord];
-  t.match(cp, { level: 'info', webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
+  t.match(cp, { level: 'debug', webhook: 'validate', uid: 'u-cp', kind: 'CloudProfile', name: 'aws', operation: 'CREATE', user: 'alice@example.com', dryRun: true, allowed: true, code: 200, rules: [] });
   t.notOk('namespace' in cp, 'cluster-scoped: no namespace');
   t.type(cp.durationMs, 'number');
-  t.match(sl, { uid: 'u-shoot', kind: 'Shoot', namespace: 'garden-dev', name: 'dev', operation: 'UPDATE', user: 'bob', dryRun: false, allowed: false, code: 403, rules: ['SHOOT-NO-DOWNGRADE'] });
+  t.match(sl, { level: 'info', uid: 'u-shoot', kind: 'Shoot', namespace: 'garden-dev', name: 'dev', operation: 'UPDATE', user: 'bob', dryRun: false, allowed: false, code: 403, rules: ['SHOOT-NO-DOWNGRADE'] });
   t.notOk(JSON.stringify(s.logs).includes(MARKER), 'no part of an object reaches the log');
+});
+
+t.test('the level says what to act on: denials, errors, patches and warnings at info, a plain allowed review at debug; metrics count all', async (t) => {
+  const warnOnCreate: Rule = { id: 'CLASSIFICATION', appliesTo: (ctx) => ctx.operation === 'CREATE', check: () => [], warnings: () => [textWarning('a warning')] };
+  const throwing: Rule = { id: 'IN-USE', appliesTo: (ctx) => ctx.operation === 'DELETE', check: () => { throw new Error('boom'); } };
+  const s = await startServer({ rules: [denyShoots, warnOnCreate, throwing], config: { defaulting: { lifecycle: { enabled: true } } } });
+  t.teardown(s.close);
+  const profile = cloudProfile({ name: 'aws' });
+  const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
+  const sent = {
+    plain: review({ operation: 'UPDATE', object: profile, oldObject: profile, uid: 'u-plain' }),
+    warned: review({ operation: 'CREATE', object: profile, uid: 'u-warned' }),
+    denied: review({ operation: 'UPDATE', object: sh, oldObject: sh, uid: 'u-denied' }),
+    errored: review({ operation: 'DELETE', oldObject: profile, uid: 'u-errored' }),
+    patched: review({ operation: 'UPDATE', object: cloudProfile({ name: 'aws', kubernetes: ['1.31.0', '1.32.0'] }), oldObject: profile, uid: 'u-patched' }),
+  };
+  const answers: Record<string, Record<string, unknown>> = {};
+  for (const [what, body] of Object.entries(sent)) answers[what] = (await s.post(what === 'patched' ? '/mutate' : '/validate', body)).json<{ response: Record<string, unknown> }>().response;
+  t.ok(answers.patched?.patch, 'the patched review carries a patch');
+  await until('four admission lines', () => s.logs.filter((l) => l.msg === 'admission').length >= 4);
+  const levels = Object.fromEntries(s.logs.filter((l) => l.msg === 'admission').map((l): [string, string] => [String(l.uid), l.level]));
+  t.same(levels, { 'u-warned': 'info', 'u-denied': 'info', 'u-errored': 'info', 'u-patched': 'info' }, 'no line for the plain allowed review at info level');
+  const requests = await s.server.metrics.requests.get();
+  t.equal(requests.values.reduce((sum, v) => sum + v.value, 0), 5, 'every review counted');
 });
 
 t.test('redact drops objects and bodies passed to the logger by mistake, at every level', async (t) => {
@@ -50,7 +74,7 @@ t.test('redact drops objects and bodies passed to the logger by mistake, at ever
 });
 
 t.test('request strings in the log line are cut at 256 characters; the line stays short', async (t) => {
-  const s = await startServer();
+  const s = await startServer({ logLevel: 'debug' });
   t.teardown(s.close);
   const long = 'x'.repeat(100_000);
   const body = review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'u-long', user: long });

@@ -1,0 +1,79 @@
+// Logs never block (issue 24): `serve` with its stdout into a pipe that nobody reads (a stuck node
+// log pipeline) keeps answering, drops the lines its bounded buffer cannot hold and counts them,
+// and on SIGTERM exits 0 within its grace period. pino's default destination buffered without a
+// bound and flushed synchronously at exit, so memory grew and the process never exited.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
+import { request } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const STATE = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
+const REVIEW = readFileSync(fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)), 'utf8');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function get(port: number, path: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', () => resolve({ status: 0, text: '' }));
+  });
+}
+
+t.test('with stdout blocked, reviews are answered, lost lines are counted, and SIGTERM exits 0 in time', async (t) => {
+  const dir = await tempDir(t, 'vp-blocked-');
+  const [port, probePort] = [await freePort(), await freePort()];
+  const graceSeconds = 5;
+  const config = { server: { port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: graceSeconds }, logLevel: 'debug', logBufferBytes: 16384 };
+  await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+  // stdout is a pipe this test never reads: once the kernel's 64 KiB are full, every write would block.
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'ignore'] });
+  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exit;
+  });
+  await until('ready', async () => (await get(probePort, '/readyz')).status === 200, 20_000, 50);
+  const ca = await readFile(join(dir, '.dev-certs', 'ca.crt'), 'utf8');
+
+  // About 400 bytes a line: 1,000 reviews are past the pipe (64 KiB), what this process buffers of
+  // it, and the 16 KiB the server may hold.
+  const statuses = new Map<number, number>();
+  for (let batch = 0; batch < 100; batch++) {
+    const replies = await Promise.all(Array.from({ length: 10 }, () => request(port, 'POST', '/validate', REVIEW, { ca })));
+    for (const r of replies) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+  }
+  t.same([...statuses], [[200, 1000]], 'every review answered, though no log line can be written');
+  const metrics = await get(probePort, '/metrics');
+  const dropped = Number(/^version_policy_log_lines_dropped_total (\d+)$/m.exec(metrics.text)?.[1]);
+  t.ok(dropped > 0, `the lines the buffer could not hold are counted: version_policy_log_lines_dropped_total ${dropped}`);
+  t.match(metrics.text, /^version_policy_admission_requests_total\{webhook="validate",code="403"\} 1000$/m, 'and every review is in the metrics');
+
+  const signalled = Date.now();
+  child.kill('SIGTERM');
+  t.same(await exit, { code: 0, signal: null }, 'exit 0');
+  const ms = Date.now() - signalled;
+  t.ok(ms < graceSeconds * 1000, `within the grace period: ${ms} ms`);
+});
