@@ -1,6 +1,7 @@
 // `version-policy check`: judge objects from files as the webhook would, against a cluster state
 // read from files (--state) or one live LIST (--cluster), or, without either, saying on each
 // result what could not be checked. Exit codes: EXIT_CODES_HELP below, and docs/ci.md.
+import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } from '../cluster/object-files.js';
@@ -26,6 +27,8 @@ export interface CheckOptions {
   quiet?: boolean;
   strictKinds?: boolean;
   requireState?: boolean;
+  /** --junit FILE: the JUnit report, written beside the --output on stdout. */
+  junit?: string;
   /** false with --no-mutate. */
   mutate?: boolean;
 }
@@ -65,6 +68,7 @@ export function registerCheck(program: Command): void {
     .addOption(new Option('--feature-gates <gates>', 'VersionClassificationLifecycle=true|false; overrides the config').argParser(parseFeatureGates))
     .option('--config <file>', 'the same config file as serve')
     .addOption(new Option('--output <format>', 'text, json or junit').choices(OUTPUT_FORMATS).default('text'))
+    .option('--junit <file>', 'also write the JUnit report to FILE, whatever --output is: one run gives CI both the report and the exit code')
     .option('--quiet', 'text output: print only the denied objects')
     .option('--strict-kinds', 'a document of another kind is an error (exit 2), not skipped')
     .option('--require-state', 'exit 2 when a rule could not be checked for lack of --state or --cluster')
@@ -91,12 +95,23 @@ export async function runCheck(files: readonly string[], opts: CheckOptions, io:
   const results = [...judgeAll(inputs.objects, state, oldObjects, judge), ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : [])];
   const skipped = [...inputs.skipped.map((s) => ({ ...s, reason: OTHER_KIND })), ...(opts.prune ? [] : removed.map(skippedOld))];
   const error = opts.requireState ? requireStateError(results) : undefined;
-  io.stdout.write(render({ results, skipped, ...(error ? { error } : {}) }, opts.output, { quiet: opts.quiet === true }));
+  const report = { results, skipped, ...(error ? { error } : {}) };
+  if (opts.junit) await asUsageError(writeReport(opts.junit, render(report, 'junit')));
+  io.stdout.write(render(report, opts.output, { quiet: opts.quiet === true }));
   if (error) {
     io.stderr.write(`version-policy: ${error.message}\n`);
     return EXIT_INPUT;
   }
   return results.every((r) => r.allowed) ? EXIT_OK : EXIT_DENIED;
+}
+
+/** Writes the --junit report; a file that cannot be written is the user's input error. */
+export async function writeReport(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (err) {
+    throw new InputError(`--junit ${file}: cannot write the report: ${(err as Error).message}`);
+  }
 }
 
 /** --old objects that no FILE holds: the change removes them (or moves them to a file not given). */

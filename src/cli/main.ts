@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// `version-policy serve | check | explain`. Exit codes: 0 all allowed, 1 something denied,
+// `version-policy serve | check | explain | state export`. Exit codes: 0 all allowed, 1 something denied,
 // 2 usage or input error, always as one line on stderr (and, for `check --output json|junit`, in
 // that format on stdout too). A user never sees a stack trace.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';
-import { type OutputFormat, renderError } from './check-output.js';
+import { type OutputFormat, renderError, type ReportedError } from './check-output.js';
 import { registerExplain } from './explain.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { registerRemoveWebhooks } from './remove-webhooks.js';
 import { registerServe } from './serve.js';
+import { registerState } from './state-export.js';
 
 export { EXIT_DENIED, EXIT_INPUT, EXIT_OK };
 
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerExplain(program);
   registerRemoveWebhooks(program);
+  registerState(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
@@ -55,11 +57,13 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version exit 0; every other parse failure is a usage error (commander printed its line).
       if (err.exitCode === 0) return EXIT_OK;
       process.stdout.write(renderError({ message: oneLine(err.message) }, format));
+      writeJunitError(argv, { message: oneLine(err.message) });
       return EXIT_INPUT;
     }
     const message = err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
     process.stderr.write(`version-policy: ${message}\n`);
     process.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
+    writeJunitError(argv, { message, ...(err instanceof UsageError ? err.where : {}) });
     return EXIT_INPUT;
   }
 }
@@ -82,6 +86,26 @@ function errorFormat(argv: readonly string[]): OutputFormat {
     else if (arg.startsWith('--output=')) format = arg.slice('--output='.length);
   }
   return format === 'json' || format === 'junit' ? format : 'text';
+}
+
+/**
+ * `check --junit FILE` gets the error as a report too, so that the CI job that uploads FILE shows
+ * why nothing was judged. Best effort: the error line on stderr is the answer either way.
+ */
+function writeJunitError(argv: readonly string[], error: ReportedError): void {
+  if (argv[0] !== 'check') return;
+  let file: string | undefined;
+  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--junit') file = argv[i + 1];
+    else if (arg.startsWith('--junit=')) file = arg.slice('--junit='.length);
+  }
+  if (!file) return;
+  try {
+    writeFileSync(file, renderError(error, 'junit'));
+  } catch {
+    // The stderr line stands.
+  }
 }
 
 /** The version of the installed package: package.json sits two levels above dist/cli (and src/cli). */

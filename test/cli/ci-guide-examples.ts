@@ -4,10 +4,15 @@
 // action (checkout, setup-node, the report upload) cannot run here: the repository made below
 // stands in for what checkout leaves, with the history the jobs fetch.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Test } from 'tap';
 import { parse } from 'yaml';
+import { readObjectFile } from '../../src/cluster/object-files.js';
+import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { CLEAN_ENV, yamlDocs } from '../helpers/run-cli.js';
 
@@ -15,7 +20,8 @@ const exec = promisify(execFile);
 
 export const GUIDE = new URL('../../docs/ci.md', import.meta.url);
 export const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-export const IMAGE = `ghcr.io/gardener-version-policy/version-policy:${PACKAGE_VERSION}`;
+/** What a CI variable names as the image built from the Dockerfile. */
+export const IMAGE = `registry.example.com/platform/version-policy:${PACKAGE_VERSION}`;
 
 export interface CiExample {
   name: string;
@@ -58,11 +64,22 @@ export function shellCommands(markdown: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
-export const before = cloudProfile({ name: 'aws', kubernetes: ['1.30.0', '1.31.0'] });
-export const after = cloudProfile({ name: 'aws', kubernetes: ['1.31.0'] });
+const DEMO_AWS = await readFile(new URL('../fixtures/demo-aws.yaml', import.meta.url), 'utf8');
+/** The demo profile in git, and a change of it: 1.30.14 goes, which no Shoot of the demo state runs. */
+export const before = DEMO_AWS;
+export const after = withoutVersion(DEMO_AWS, '1.30.14');
+/** 1.31.7 goes too: the control plane of garden-dev/dev-cluster and a pool of garden-prod/payments run it. */
+export const inUseRemoved = withoutVersion(after, '1.31.7');
 export const retired = cloudProfile({ name: 'retired', kubernetes: ['1.31.0'] });
 export const gcp = cloudProfile({ name: 'gcp', kubernetes: ['1.31.0'] });
 export const denied = cloudProfile({ name: 'aws', kubernetes: ['1.31.0', 'v1.32.0'] });
+
+/** The demo profile's text without one Kubernetes version (its three lines). */
+function withoutVersion(text: string, version: string): string {
+  const out = text.replace(new RegExp(`\\n {6}- version: ${version.replace(/\./g, '\\.')}\\n(?: {8}[^\\n]*\\n){2}`), '\n');
+  if (out === text) throw new Error(`demo-aws.yaml has no ${version}`);
+  return out;
+}
 const settings = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'garden' }, data: { note: 'not a profile' } };
 
 export interface SampleRepository {
@@ -72,13 +89,16 @@ export interface SampleRepository {
   git(...args: string[]): Promise<string>;
   /** Adds a commit whose aws.yaml adds a version that K8S-VERSIONS denies. */
   commitDenied(): Promise<void>;
+  /** Adds a commit whose aws.yaml removes 1.31.7, which Shoots of the demo state run. */
+  commitInUseRemoval(): Promise<void>;
 }
 
 const GIT_ENV = { ...CLEAN_ENV, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
 
 /**
- * A profiles repository with one change: aws drops 1.30.0 and gains a ConfigMap beside it, gcp is
- * new, retired.yaml is deleted. Every object of it is allowed (without a state, with notes).
+ * A profiles repository with one change: the demo profile aws drops 1.30.14, which no Shoot of
+ * the demo state runs, and gains a ConfigMap beside it; gcp is new, retired.yaml is deleted. Every
+ * object of it is allowed, against the demo state and without a state (with notes).
  * `origin/main` points at the base, as after `git fetch`. `baseFiles` go into the base commit too.
  */
 export async function sampleRepository(dir: string, baseFiles: Record<string, string> = {}): Promise<SampleRepository> {
@@ -88,13 +108,13 @@ export async function sampleRepository(dir: string, baseFiles: Record<string, st
   };
   await mkdir(join(dir, 'profiles'), { recursive: true });
   await git('init', '-q', '-b', 'main');
-  await write({ ...baseFiles, 'profiles/aws.yaml': yamlDocs(before), 'profiles/retired.yaml': yamlDocs(retired) });
+  await write({ ...baseFiles, 'profiles/aws.yaml': before, 'profiles/retired.yaml': yamlDocs(retired) });
   await git('add', '.');
   await git('commit', '-qm', 'base');
   const base = (await git('rev-parse', 'HEAD')).trim();
   await git('update-ref', 'refs/remotes/origin/main', base);
   await rm(join(dir, 'profiles/retired.yaml'));
-  await write({ 'profiles/aws.yaml': yamlDocs(after, settings), 'profiles/gcp.yaml': yamlDocs(gcp) });
+  await write({ 'profiles/aws.yaml': `${after}---\n${yamlDocs(settings)}`, 'profiles/gcp.yaml': yamlDocs(gcp) });
   await git('add', '-A', 'profiles');
   await git('commit', '-qm', 'change');
   return {
@@ -104,6 +124,10 @@ export async function sampleRepository(dir: string, baseFiles: Record<string, st
     commitDenied: async () => {
       await write({ 'profiles/aws.yaml': yamlDocs(denied, settings) });
       await git('commit', '-qam', 'denied');
+    },
+    commitInUseRemoval: async () => {
+      await write({ 'profiles/aws.yaml': `${inUseRemoved}---\n${yamlDocs(settings)}` });
+      await git('commit', '-qam', 'in use');
     },
   };
 }
@@ -121,4 +145,21 @@ export function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): 
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
     });
   });
+}
+
+/**
+ * The demo state behind an API server (the fake one: no kube-apiserver runs here), and the CI
+ * variables that reach it as the guide's jobs read them: GitHub's secret holds the kubeconfig's
+ * text and the job writes it under $RUNNER_TEMP; GitLab's File variable is the file's path.
+ */
+export async function demoLandscape(t: Test): Promise<{ github: NodeJS.ProcessEnv; gitlab: NodeJS.ProcessEnv }> {
+  const fake = await FakeApiServer.start();
+  t.teardown(() => fake.close());
+  for (const o of await readObjectFile(fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url)))) fake.add(o.object);
+  const runnerTemp = await mkdtemp(join(tmpdir(), 'runner-temp-'));
+  t.teardown(() => rm(runnerTemp, { recursive: true, force: true }));
+  return {
+    github: { VERSION_POLICY_KUBECONFIG: await readFile(fake.kubeconfigPath, 'utf8'), RUNNER_TEMP: runnerTemp },
+    gitlab: { VERSION_POLICY_KUBECONFIG: fake.kubeconfigPath },
+  };
 }

@@ -1,7 +1,8 @@
 // The package installs and runs: `npm pack` ships dist/, the README, docs/ and LICENSE and nothing
 // else; the tarball installs into an empty project (its dependencies come from the registry: one
 // install per run, the slow part of this file), where `npx version-policy` runs, and so do the
-// npx jobs of docs/ci.md, npm kept offline so that npx can only use the package installed here.
+// npx jobs of docs/ci.md from the tarball, against the demo state behind an API server, npm kept
+// offline so that npx can only use the tarball and the registry packages installed here.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { access, readFile } from 'node:fs/promises';
@@ -10,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
 import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
-import { ciExamples, guideText, PACKAGE_VERSION, runScript, sampleRepository, shellCommands } from './ci-guide-examples.js';
+import { ciExamples, demoLandscape, guideText, PACKAGE_VERSION, runScript, sampleRepository } from './ci-guide-examples.js';
 
-// Registry downloads on a shared machine: more than tap's default per file.
-t.setTimeout(300_000);
+// Registry downloads, and four CI jobs of a few CLI runs each, on a shared machine: more than
+// tap's default per file.
+t.setTimeout(480_000);
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Node 22 first on PATH: npm and npx start `node` from there.
@@ -75,39 +77,39 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
   ]);
   t.equal(version.stdout, `${PACKAGE_VERSION}\n`, 'npx version-policy --version');
   t.equal(check.code, 0, check.stderr);
-  t.match(check.stdout, /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:1 \(document 1\)\n {2}note: IN-USE was not checked/);
+  t.match(check.stdout, /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:3 \(document 1\)\n {2}note: IN-USE was not checked/);
 
   const guide = await guideText();
   const examples = ciExamples(guide);
-  // HEAD~1 is the base of the change, as on GitHub's merge commit; GitLab names it.
-  const ciEnv = { ...offline, CI_MERGE_REQUEST_DIFF_BASE_SHA: repo.base };
+  const landscape = await demoLandscape(t);
+  // HEAD~1 is the base of the change, as on GitHub's merge commit; GitLab names it. The package is
+  // the tarball, as the guide says until it is published.
+  const ciEnv = { ...offline, CI_MERGE_REQUEST_DIFF_BASE_SHA: repo.base, VERSION_POLICY_PACKAGE: tarball };
+  const jobEnv = (name: string) => ({ ...ciEnv, ...(name.startsWith('github') ? landscape.github : landscape.gitlab) });
   for (const name of ['github-npx', 'gitlab-npx']) {
     const [script = ''] = examples.get(name)?.scripts ?? [];
-    const job = await runScript(script, repo.dir, ciEnv);
+    const job = await runScript(script, repo.dir, jobEnv(name));
     t.equal(job.code, 0, `${name}: the allowed change passes\n${job.stderr}`);
     t.match(
       job.stdout,
       /^ALLOWED CloudProfile aws \(UPDATE\)[^\n]*\n(?: {2}[^\n]*\n)*ALLOWED CloudProfile gcp \(CREATE\)[^\n]*\n(?: {2}[^\n]*\n)*ALLOWED CloudProfile retired \(DELETE\)[\s\S]*^SKIPPED ConfigMap garden\/settings/m,
       `${name}: the UPDATE, the new profile, the removed one and the ConfigMap beside it`,
     );
+    t.notMatch(job.stdout, /not checked/, `${name}: judged against the landscape`);
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
     t.equal(XMLValidator.validate(xml), true, `${name}: the JUnit report`);
     t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), { testsuites: { '@_tests': '4', '@_failures': '0', '@_skipped': '1' } });
   }
-  const intro = shellCommands(guide).filter((c) => c.startsWith('npx'));
-  t.ok(intro.length >= 1);
-  for (const command of intro) {
-    const r = await runScript(command, repo.dir, ciEnv);
-    t.equal(r.code, 0, `${command}\n${r.stderr}`);
-  }
+  const installing = guide.slice(guide.indexOf('**Not published yet.**'), guide.indexOf('## What it reads'));
+  t.match(installing, `npm ci && npm pack   # ${manifest?.filename}`, 'the guide names the tarball npm pack makes');
 
-  // The GitLab job compares with the base commit: the new commit's denial is in its change too.
-  await repo.commitDenied();
-  for (const name of ['gitlab-npx']) {
+  // Both jobs compare with the base commit: the new commit's removal is in their change too.
+  await repo.commitInUseRemoval();
+  for (const name of ['github-npx', 'gitlab-npx']) {
     const [script = ''] = examples.get(name)?.scripts ?? [];
-    const job = await runScript(script, repo.dir, ciEnv);
-    t.equal(job.code, 1, `${name}: a denied change fails the job`);
-    t.match(job.stdout, /^DENIED CloudProfile aws /m);
+    const job = await runScript(script, repo.dir, jobEnv(name));
+    t.equal(job.code, 1, `${name}: removing a version Shoots run fails the job`);
+    t.match(job.stdout, /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7"/m);
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
     t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), { testsuites: { '@_failures': '1' } }, `${name}: the report has the failure`);
   }
