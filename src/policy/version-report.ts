@@ -144,7 +144,8 @@ function whenOf(f: ForcedUpdateRow, now: number): number {
 function failureWarning(f: ForcedUpdateRow, now: number): string {
   const use = describeUse({ kind: f.kind, version: f.from, ...(f.image ? { image: f.image } : {}) });
   const expiry = f.expiresAt === null ? 'is expired' : Date.parse(f.expiresAt) < now ? `expired at ${f.expiresAt}` : `expires at ${f.expiresAt}`;
-  return `shoot '${f.shoot}' ${f.place}: ${use} ${expiry} and no version to update to exists (${f.problem}): its forced update will fail`;
+  // The conclusion and the Shoot first: the webhook's budget cuts a warning at 256 characters, and the reason is what may go.
+  return `forced update will fail: shoot '${f.shoot}' ${f.place}: ${use} ${expiry} and no version to update to exists (${f.problem})`;
 }
 
 /** Shoots being deleted are neither counted nor updated. */

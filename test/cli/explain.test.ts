@@ -76,7 +76,7 @@ t.test('the JSON report says what the fixture implies', async (t) => {
   t.match(byPlace('garden-dev/beta', 'worker pool "legacy"', 'kubernetes'), { from: '1.28.9', to: '1.29.8', toExpired: true, at: null });
   t.match(byPlace('garden-dev/beta', 'worker pool "ubuntu"', 'machine-image'), { to: null, problem: /update strategy patch/ });
   t.equal(p.warnings.length, 1, 'one maintenance failure ahead');
-  t.match(p.warnings[0], /garden-dev\/beta.*ubuntu:22\.4\.1.*will fail/);
+  t.match(p.warnings[0], /^forced update will fail: shoot 'garden-dev\/beta' .*ubuntu:22\.4\.1/);
 });
 
 t.test('usage and input errors exit 2 with one line', async (t) => {

@@ -267,7 +267,7 @@ t.test('warnings: the text output\'s, within the webhook\'s budget', async (t) =
   const section = one(document, (e) => hasClass(e, 'warnings'), 'warnings');
   const items = byTag(section, 'li').map(textOf);
   t.equal(items.length, 10, 'at most 10 warnings');
-  t.match(items[0], /^shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1' expires at 2026-10-01T00:00:00Z and no version to update to exists /);
+  t.match(items[0], /^forced update will fail: shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1' expires at 2026-10-01T00:00:00Z and no version to update to exists /);
   t.ok(items.every((i) => i.length <= 256), 'each at most 256 characters, as the webhook says them');
   t.ok(Buffer.byteLength(items.join('')) <= 4096, 'within 4 KiB');
   t.match(textOf(section), 'and 1 more warning: version-policy explain prints every one');

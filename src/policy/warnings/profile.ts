@@ -1,7 +1,8 @@
 // Warnings on CloudProfiles and NamespacedCloudProfiles (POLICY.md "Warnings"): allowed, but said.
 // The ones about Shoots read the state only when it is synced, and only through its count indexes,
 // so they cost the same for 10 Shoots as for 100,000. Each is one warning per version, grouped per
-// list when the budget needs the room.
+// list when the budget needs the room. Each says its conclusion and its object first: kube-apiserver
+// cuts a warning at 256 characters.
 import type { ClusterState } from '../../cluster/state.js';
 import { withExpiration } from '../merge.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext } from '../rule.js';
@@ -35,9 +36,9 @@ function entriesOf(spec: { kubernetes?: { versions: ExpirableVersion[] }; machin
 // --- without the state --------------------------------------------------------------------
 
 const neverExpiresKind: WarningKind<Entry> = {
-  one: (e) => `${label(e)} is deprecated but never expires, so no Shoot is forced off it; give it an expiry`,
+  one: (e) => `no Shoot is ever forced off ${label(e)}: it is deprecated but never expires; give it an expiry`,
   many: (es) =>
-    `${countOf(es.length, es[0]!.image)} are deprecated but never expire (${versionSpan(es.map((e) => e.entry.version))}), so no Shoot is forced off them; give them an expiry`,
+    `no Shoot is ever forced off ${countOf(es.length, es[0]!.image)} (${versionSpan(es.map((e) => e.entry.version))}): they are deprecated but never expire; give them an expiry`,
 };
 
 /** Deprecated (now or later) and never expiring: Shoots are never pushed off it. */
@@ -58,8 +59,8 @@ interface Unavailable {
 }
 
 const droppedKind: WarningKind<Unavailable> = {
-  one: (u) => `Kubernetes version "${u.version}" is unavailable${u.until !== undefined ? ` until ${formatInstant(u.until)}` : ''}, so gardener-apiserver drops it on create; add it by a later update`,
-  many: (us) => `${countOf(us.length, undefined)} are unavailable (${versionSpan(us.map((u) => u.version))}), so gardener-apiserver drops them on create; add them by a later update`,
+  one: (u) => `gardener-apiserver drops Kubernetes version "${u.version}" on create: it is unavailable${u.until !== undefined ? ` until ${formatInstant(u.until)}` : ''}; add it by a later update`,
+  many: (us) => `gardener-apiserver drops ${countOf(us.length, undefined)} on create (${versionSpan(us.map((u) => u.version))}): they are unavailable; add them by a later update`,
 };
 
 /** gardener-apiserver drops unavailable Kubernetes versions from a CloudProfile it creates. */
@@ -129,9 +130,9 @@ const inDays = (x: Expiring) => {
 };
 
 const expiringKind: WarningKind<Expiring> = {
-  one: (x) => `${label(x.entry)} expires ${inDays(x)} (${formatInstant(x.at)}) and ${shootsText(x.shoots)} still ${x.shoots === 1 ? 'uses' : 'use'} it; move ${x.shoots === 1 ? 'it' : 'them'} before then`,
+  one: (x) => `move ${shootsText(x.shoots)} off ${label(x.entry)}: it expires ${inDays(x)} (${formatInstant(x.at)})`,
   many: (xs) =>
-    `${countOf(xs.length, xs[0]!.entry.image)} used by ${shootsText(sum(xs, (x) => x.shoots))} expire within ${xs[0]!.days} days (${versionSpan(xs.map((x) => x.entry.entry.version))}); move the Shoots before then`,
+    `move ${shootsText(sum(xs, (x) => x.shoots))} off ${countOf(xs.length, xs[0]!.entry.image)} (${versionSpan(xs.map((x) => x.entry.entry.version))}): they expire within ${xs[0]!.days} days`,
 };
 
 function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days: number): Warning[] {
@@ -156,9 +157,9 @@ interface Stranded {
 }
 
 const strandedKind: WarningKind<Stranded> = {
-  one: (x) => `expired Kubernetes version "${x.version}" still has ${shootsText(x.shoots)} and no forced-update target (a newer patch or a ${x.nextMinor} version): their maintenance fails`,
+  one: (x) => `forced update will fail for ${shootsText(x.shoots)}: expired Kubernetes version "${x.version}" has no target (a newer patch or a ${x.nextMinor} version)`,
   many: (xs) =>
-    `${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and still have ${shootsText(sum(xs, (x) => x.shoots))} but no forced-update target: their maintenance fails; see version-policy explain`,
+    `forced update will fail for ${shootsText(sum(xs, (x) => x.shoots))}: ${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and have no target; see version-policy explain`,
 };
 
 /**

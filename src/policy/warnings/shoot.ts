@@ -1,6 +1,7 @@
 // Warnings on Shoot admission: a version the Shoot uses is deprecated, expires soon (with the date
 // and what the forced update will do), or is expired (the forced update in its next maintenance
-// window, or that there is nothing to update to).
+// window, or that there is nothing to update to). Each says its conclusion first, then the version
+// and the Shoot, then why: kube-apiserver cuts a warning at 256 characters.
 import type { ForcedUpdatePlan, ShootVersionUse } from '../forced-update.js';
 import { describeUse, placeOf, planForcedUpdate, profileEntries, versionUsesOf } from '../forced-update.js';
 import type { RuleContext } from '../rule.js';
@@ -20,19 +21,21 @@ interface ShootUseWarning {
   use: string;
   shoot: string;
   state: 'expired' | 'expiring' | 'deprecated';
-  /** The rest of the sentence, built when said. */
+  /** What happens, said first: kube-apiserver cuts a warning at 256 characters, and the cut must only take detail. */
+  conclusion: () => string;
+  /** The rest of the sentence after the subject, built when said. */
   rest: () => string;
 }
 
 const STATE_WORDS = { expired: 'are expired', expiring: 'expire soon', deprecated: 'are deprecated' } as const;
 
 const shootUseKind: WarningKind<ShootUseWarning> = {
-  one: (w) => `${w.subject} ${w.rest()}`,
+  one: (w) => `${w.conclusion()}: ${w.subject} ${w.rest()}`,
   many: (ws) =>
-    `${ws.length} versions of shoot ${ws[0]!.shoot} ${STATE_WORDS[ws[0]!.state]}: ${listSome(
+    `update shoot ${ws[0]!.shoot}: ${ws.length} of its versions ${STATE_WORDS[ws[0]!.state]}: ${listSome(
       ws.map((w) => w.use),
       3,
-    )}; update them to supported versions; see version-policy explain`,
+    )}; see version-policy explain`,
 };
 
 export function shootWarnings(ctx: RuleContext): Warning[] {
@@ -44,8 +47,8 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const oldPools = old ? workersByName(old) : undefined;
   const out: Warning[] = [];
-  const say = (state: ShootUseWarning['state'], use: ShootVersionUse, places: readonly ShootVersionUse[], rest: () => string) => {
-    const item = { subject: `${describeUse(use)} of shoot ${shootName(shoot)} (${listSome(places.map(placeOf), 3)})`, use: describeUse(use), shoot: shootName(shoot), state, rest };
+  const say = (state: ShootUseWarning['state'], use: ShootVersionUse, places: readonly ShootVersionUse[], conclusion: () => string, rest: () => string) => {
+    const item = { subject: `${describeUse(use)} of shoot ${shootName(shoot)} (${listSome(places.map(placeOf), 3)})`, use: describeUse(use), shoot: shootName(shoot), state, conclusion, rest };
     out.push(warningOf(shootUseKind, `shoot\u0000${state}`, item));
   };
   for (const { use, places } of groupedUses(shoot)) {
@@ -58,35 +61,39 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
       // On CREATE and for a new pool an expired version is a denial, not a forecast.
       if (!places.some((p) => existedBefore(oldPools, p))) continue;
       const since = expiresAt !== undefined && Number.isFinite(expiresAt) ? ` since ${formatInstant(expiresAt)}` : '';
-      say('expired', use, places, () => `is expired${since}: ${forecast(plan(), ctx.now)}`);
+      say('expired', use, places, () => forcedUpdate(plan(), ctx.now), () => `is expired${since}${forecastDetail(plan())}`);
     } else if (isActive(c)) {
       const soon = expiresAt !== undefined && expiresAt >= ctx.now && expiresAt - ctx.now <= ctx.config.warnings.expiringWithinDays * DAY_MS;
       if (soon) {
         const days = Math.max(1, Math.ceil((expiresAt - ctx.now) / DAY_MS));
         const deprecated = c === 'deprecated' ? 'is deprecated and ' : '';
-        say('expiring', use, places, () => `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'}): ${forecast(plan(), ctx.now)}`);
+        say('expiring', use, places, () => forcedUpdate(plan(), ctx.now), () => `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'})${forecastDetail(plan())}`);
       } else if (c === 'deprecated') {
         const when = expiresAt !== undefined && Number.isFinite(expiresAt) ? `it expires at ${formatInstant(expiresAt)}` : 'no expiry is set yet';
-        say('deprecated', use, places, () => `is deprecated: ${when}; update to a supported version`);
+        say('deprecated', use, places, () => 'update to a supported version', () => `is deprecated: ${when}`);
       }
     }
   }
   return out;
 }
 
-/** What the forced update will do, and when. */
-export function forecast(plan: ForcedUpdatePlan, now: number): string {
+/** What the forced update will do, and when: the warning's conclusion. */
+export function forcedUpdate(plan: ForcedUpdatePlan, now: number): string {
   const when =
     plan.at !== undefined
       ? `in the maintenance window beginning ${formatInstant(plan.at)}`
       : plan.expiresAt > now
-        ? 'in the first maintenance window after that'
+        ? 'in the first maintenance window after expiry'
         : 'in its next maintenance window';
   const u = plan.update;
-  // The failure first: a long reason is what the budget's cut may shorten.
-  if (!u.found) return `the forced update ${when} will fail: no version to update to exists (${u.reason})`;
-  const again = u.expired ? `; "${u.version}" is expired too, so another forced update follows` : '';
-  return `it will be forcibly updated to "${u.version}" ${when}${again}`;
+  return u.found ? `forced update to "${u.version}" ${when}` : `forced update will fail ${when}`;
+}
+
+/** Why, after the subject: the failure's reason (long, so last, where a cut may shorten it), or that another update follows. */
+function forecastDetail(plan: ForcedUpdatePlan): string {
+  const u = plan.update;
+  if (!u.found) return `, and no version to update to exists (${u.reason})`;
+  return u.expired ? `; "${u.version}" is expired too, so another forced update follows` : '';
 }
 
 /** The Shoot's uses, one per version, with every place that names it. */

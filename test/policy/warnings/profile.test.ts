@@ -25,7 +25,7 @@ t.test('a deprecated version without an expiry', async (t) => {
   });
   const w = warned({ operation: 'CREATE', object: p }, 'never expires');
   t.equal(w.length, 3, w.join('\n'));
-  t.equal(w[0], 'Kubernetes version "1.30.0" is deprecated but never expires, so no Shoot is forced off it; give it an expiry');
+  t.equal(w[0], 'no Shoot is ever forced off Kubernetes version "1.30.0": it is deprecated but never expires; give it an expiry');
   t.match(w[1], /Kubernetes version "1.29.0"/, 'a lifecycle that will deprecate it counts');
   t.match(w[2], /machine image version "gardenlinux\/1.0.0"/);
   t.notMatch(w.join(), /1\.31\.0/, 'the latest Kubernetes version may not expire, so it is not nagged');
@@ -45,8 +45,8 @@ t.test('a version in use that expires soon names the count and the date', async 
   ];
   const w = warned(apply(p, users), 'expires in');
   t.same(w, [
-    `Kubernetes version "1.30.0" expires in 14 days (${soon}) and 2 Shoots still use it; move them before then`,
-    `machine image version "gardenlinux/1.0.0" expires in less than a day (${hoursFromNow(5)}) and 1 Shoot still uses it; move it before then`,
+    `move 2 Shoots off Kubernetes version "1.30.0": it expires in 14 days (${soon})`,
+    `move 1 Shoot off machine image version "gardenlinux/1.0.0": it expires in less than a day (${hoursFromNow(5)})`,
   ]);
   t.same(warned({ ...apply(p, users), config: { warnings: { expiringWithinDays: 90 } } }, 'expires in').length, 3, 'the window is configurable');
   t.same(warned(apply(p, []), 'expires in'), [], 'nobody uses them');
@@ -59,19 +59,19 @@ t.test('Shoots of a child NCP count unless it extends the version', async (t) =>
   const extending = namespacedProfile({ namespace: 'team-b', kubernetes: [{ version: '1.30.0', expirationDate: hoursFromNow(24 * 100) }] });
   const w = warned(apply(p, [plain, extending, onNcp('team-a'), onNcp('team-b')]), 'expires in');
   t.equal(w.length, 1);
-  t.match(w[0], /and 1 Shoot still uses it;/);
+  t.match(w[0], /^move 1 Shoot off /);
 
   // Written on the NCP itself, the merged profile and the NCP's own Shoots count.
   const shortened = namespacedProfile({ namespace: 'team-b', kubernetes: [{ version: '1.30.0', expirationDate: hoursFromNow(24 * 3) }] });
   const ncpWrite = warned({ operation: 'UPDATE', oldObject: extending, object: shortened, state: [p, extending, onNcp('team-b'), onNcp('team-a')] }, 'expires in');
-  t.same(ncpWrite, [`Kubernetes version "1.30.0" expires in 3 days (${hoursFromNow(72)}) and 1 Shoot still uses it; move it before then`]);
+  t.same(ncpWrite, [`move 1 Shoot off Kubernetes version "1.30.0": it expires in 3 days (${hoursFromNow(72)})`]);
 });
 
 t.test('Kubernetes versions Gardener drops on CREATE because they are unavailable', async (t) => {
   const p = cloudProfile({ kubernetes: ['1.31.0', { version: '1.32.0', lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }] }] });
-  const w = warned({ operation: 'CREATE', object: p }, 'drops it on create');
-  t.same(w, [`Kubernetes version "1.32.0" is unavailable until ${hoursFromNow(24)}, so gardener-apiserver drops it on create; add it by a later update`]);
-  t.same(warned(apply(p), 'drops it on create'), [], 'an UPDATE keeps them');
+  const w = warned({ operation: 'CREATE', object: p }, 'on create');
+  t.same(w, [`gardener-apiserver drops Kubernetes version "1.32.0" on create: it is unavailable until ${hoursFromNow(24)}; add it by a later update`]);
+  t.same(warned(apply(p), 'on create'), [], 'an UPDATE keeps them');
 });
 
 t.test('a forced update with nowhere to go', async (t) => {
@@ -86,11 +86,11 @@ t.test('a forced update with nowhere to go', async (t) => {
     ['a newer patch of the same minor is active', ['1.31.0', '1.29.6', expired], 0],
   ];
   for (const [name, kubernetes, count] of cases) {
-    const w = warned(apply(cloudProfile({ kubernetes }), users), 'maintenance fails');
+    const w = warned(apply(cloudProfile({ kubernetes }), users), 'forced update will fail');
     t.equal(w.length, count, name);
-    if (count) t.equal(w[0], 'expired Kubernetes version "1.29.5" still has 2 Shoots and no forced-update target (a newer patch or a 1.30 version): their maintenance fails', name);
+    if (count) t.equal(w[0], 'forced update will fail for 2 Shoots: expired Kubernetes version "1.29.5" has no target (a newer patch or a 1.30 version)', name);
   }
-  t.same(warned(apply(cloudProfile({ kubernetes: ['1.31.0', expired] })), 'maintenance fails'), [], 'nobody is on it');
+  t.same(warned(apply(cloudProfile({ kubernetes: ['1.31.0', expired] })), 'forced update will fail'), [], 'nobody is on it');
 });
 
 t.test('an unsynced state is never read', async (t) => {
@@ -111,5 +111,5 @@ t.test('an unsynced state is never read', async (t) => {
   };
   const w = profileWarnings(ctx).map(sayWarning);
   t.equal(w.length, 1, 'the state-free warnings still come');
-  t.match(w[0], /"1.30.0" is deprecated/);
+  t.match(w[0], /"1.30.0": it is deprecated/);
 });

@@ -14,7 +14,7 @@ interface Row {
   config?: Record<string, unknown>;
   synced?: boolean;
   /** The words of each expected warning, in order. */
-  want: string[][];
+  want: Array<Array<string | RegExp>>;
 }
 
 const s = (version: string, image = '1592.1.0', workerK8s?: string, profile = 'aws'): Shoot =>
@@ -39,20 +39,20 @@ const rows: Row[] = [
     name: 'deprecated, expiring after the warning horizon',
     operation: 'CREATE',
     object: s('1.30.1'),
-    want: [[`kubernetes version "1.30.1" of shoot 'garden-dev/shoot' (control plane) is deprecated: it expires at ${hoursFromNow(24 * 60)}`]],
+    want: [[`update to a supported version: kubernetes version "1.30.1" of shoot 'garden-dev/shoot' (control plane) is deprecated: it expires at ${hoursFromNow(24 * 60)}`]],
   },
   { name: 'deprecated without an expiry', operation: 'CREATE', object: s('1.31.0', '1591.0.0'), want: [["machine image version 'gardenlinux:1591.0.0'", '(worker pool "pool-a") is deprecated: no expiry is set yet']] },
   {
     name: 'expiring within 30 days: the date and the forced update',
     operation: 'CREATE',
     object: s('1.29.4'),
-    want: [[`"1.29.4"`, `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`, 'forcibly updated to "1.30.2" in the first maintenance window after that']],
+    want: [[`"1.29.4"`, `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`, /^forced update to "1\.30\.2" in the first maintenance window after expiry: kubernetes version "1\.29\.4" of shoot/]],
   },
   {
     name: 'expiring within 30 days, with a maintenance window: the window it happens in',
     operation: 'CREATE',
     object: withWindow(s('1.29.4'), '220000+0200', '230000+0200'),
-    want: [['updated to "1.30.2" in the maintenance window beginning 2026-09-11T20:00:00Z']],
+    want: [['forced update to "1.30.2" in the maintenance window beginning 2026-09-11T20:00:00Z']],
   },
   { name: 'the horizon is configurable', operation: 'CREATE', object: s('1.29.4'), config: { warnings: { expiringWithinDays: 5 } }, want: [[`is deprecated: it expires at ${IN_10_DAYS}`]] },
   {
@@ -66,14 +66,14 @@ const rows: Row[] = [
     operation: 'UPDATE',
     object: s('1.28.5'),
     oldObject: s('1.28.5'),
-    want: [['"1.28.5"', 'is expired since 2026-08-30T00:00:00Z', 'forcibly updated to "1.29.4" in its next maintenance window']],
+    want: [['"1.28.5"', 'is expired since 2026-08-30T00:00:00Z', /^forced update to "1\.29\.4" in its next maintenance window: kubernetes version "1\.28\.5"/]],
   },
   {
     name: 'expired machine image kept by an existing pool: the target of its strategy',
     operation: 'UPDATE',
     object: s('1.31.0', '1590.0.0'),
     oldObject: s('1.31.0', '1590.0.0'),
-    want: [["'gardenlinux:1590.0.0'", 'is expired', 'forcibly updated to "1595.0.0"']],
+    want: [["'gardenlinux:1590.0.0'", 'is expired', /^forced update to "1595\.0\.0"/]],
   },
   { name: 'expired on CREATE is a denial, not a forecast', operation: 'CREATE', object: s('1.28.5', '1590.0.0'), want: [] },
   {
@@ -89,7 +89,7 @@ const rows: Row[] = [
     object: s('1.29.0', '1592.1.0', undefined, 'gap'),
     oldObject: s('1.29.0', '1592.1.0', undefined, 'gap'),
     state: [GAP],
-    want: [['"1.29.0"', 'no version to update to exists', 'next minor 1.30', 'will fail']],
+    want: [[/^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot'/, 'no version to update to exists', 'next minor 1.30']],
   },
   {
     name: 'expired, and so is the only target: another forced update follows',
@@ -97,13 +97,13 @@ const rows: Row[] = [
     object: s('1.29.0', '1592.1.0', undefined, 'chain'),
     oldObject: s('1.29.0', '1592.1.0', undefined, 'chain'),
     state: [CHAIN],
-    want: [['forcibly updated to "1.30.0"', '"1.30.0" is expired too, so another forced update follows']],
+    want: [['forced update to "1.30.0"', '"1.30.0" is expired too, so another forced update follows']],
   },
   {
     name: 'the NamespacedCloudProfile\'s extended expiry is the one that counts',
     operation: 'CREATE',
     object: shoot({ profile: { kind: 'NamespacedCloudProfile', name: 'team' }, version: '1.28.5', workers: [{ name: 'pool-a', image: ['gardenlinux', '1592.1.0'] }] }),
-    want: [[`"1.28.5"`, `expires at ${hoursFromNow(24 * 30)} (in 30 days)`, 'forcibly updated to "1.29.4"']],
+    want: [[`"1.28.5"`, `expires at ${hoursFromNow(24 * 30)} (in 30 days)`, 'forced update to "1.29.4"']],
   },
   { name: 'an unsynced state says nothing', operation: 'CREATE', object: s('1.29.4'), synced: false, want: [] },
   { name: 'a Shoot being deleted says nothing', operation: 'UPDATE', object: deleting(s('1.28.5')), oldObject: deleting(s('1.28.5')), want: [] },
@@ -129,3 +129,14 @@ for (const row of rows) {
   });
 }
 
+
+t.test('the cut at 256 characters takes only detail: the conclusion and the Shoot lead', async (t) => {
+  const pool = (name: string) => ({ name: `${name}-${'x'.repeat(60)}`, kubernetes: '1.29.0', image: ['gardenlinux', '1592.1.0'] as [string, string] });
+  const object = shoot({ profile: 'gap', version: '1.29.0', workers: [pool('a'), pool('b'), pool('c')] });
+  const d = decide({ operation: 'UPDATE', object, oldObject: object, state: [GAP] });
+  const [full = '', said = ''] = [d.allWarnings[0], d.warnings[0]];
+  t.ok(full.length > 256, `long enough to be cut: ${full.length}`);
+  t.equal(said.length, 256);
+  t.match(said, /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot' \(control plane, worker pool "a-x+"/);
+  t.match(full, /, and no version to update to exists \(.*\)$/, 'the reason is the end, which is what the cut takes');
+});
