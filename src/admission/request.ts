@@ -33,6 +33,8 @@ export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
   // stored already, and an UPDATE may keep or shrink what it holds. So a profile over the limits
   // can always be repaired or deleted.
   const object = checked(kind, req.object, '', operation !== 'DELETE', errors, { stored: operation === 'UPDATE' ? req.oldObject : undefined });
+  // A refused object needs no oldObject: skip the work of checking one of any size.
+  if (errors.length > 0) return { outcome: 'malformed', errors };
   const oldObject = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors, { limits: false });
   if (errors.length > 0) return { outcome: 'malformed', errors };
 

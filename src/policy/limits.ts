@@ -24,6 +24,20 @@ export const LIMITS = {
   lifecycleStages: 16,
 } as const;
 
+/**
+ * How far an UPDATE may keep what is stored beyond LIMITS: twice each of them. An object stored
+ * past this (kube-apiserver cannot store one much larger: etcd keeps objects up to 1.5 MiB) is
+ * still judged when an UPDATE brings it within this, and a DELETE is judged at any size; only the
+ * object a request sends is held to it. It bounds the work of judging an UPDATE to twice that at
+ * the limits, whatever oldObject a client claims.
+ */
+export const STORED_CEILING = {
+  versionsPerList: 2 * LIMITS.versionsPerList,
+  machineImages: 2 * LIMITS.machineImages,
+  versionEntries: 2 * LIMITS.versionEntries,
+  lifecycleStages: 2 * LIMITS.lifecycleStages,
+} as const;
+
 /** How much of each measure an object may hold: LIMITS, or more where the stored object already holds more. */
 export type Allowance = { readonly [K in keyof typeof LIMITS]: number };
 
@@ -54,24 +68,24 @@ export function sizesOf(kind: Kind, raw: unknown): Allowance {
  * What a request may hold when it replaces `stored`: the limits apply to what a request adds,
  * never to what is already stored. A profile written before the webhook was installed (or while
  * it was off) may be over them; an UPDATE may keep what it has, or shrink it, but not grow past
- * both the limit and what is stored. The work stays bounded: what is stored is bounded by etcd's
- * object size, and a request can only add up to the limits.
+ * both the limit and what is stored, and not past STORED_CEILING.
  */
 export function allowanceFor(kind: Kind, stored: unknown): Allowance {
   if (stored === undefined || stored === null) return LIMITS;
   const had = sizesOf(kind, stored);
   return {
-    versionsPerList: Math.max(LIMITS.versionsPerList, had.versionsPerList),
-    machineImages: Math.max(LIMITS.machineImages, had.machineImages),
-    versionEntries: Math.max(LIMITS.versionEntries, had.versionEntries),
-    lifecycleStages: Math.max(LIMITS.lifecycleStages, had.lifecycleStages),
+    versionsPerList: Math.max(LIMITS.versionsPerList, Math.min(had.versionsPerList, STORED_CEILING.versionsPerList)),
+    machineImages: Math.max(LIMITS.machineImages, Math.min(had.machineImages, STORED_CEILING.machineImages)),
+    versionEntries: Math.max(LIMITS.versionEntries, Math.min(had.versionEntries, STORED_CEILING.versionEntries)),
+    lifecycleStages: Math.max(LIMITS.lifecycleStages, Math.min(had.lifecycleStages, STORED_CEILING.lifecycleStages)),
   };
 }
 
 /** "the limit of 1,000 per list", and the stored object's size when it allows more. */
-function limitText(allowed: number, limit: number, unit: string): string {
+function limitText(allowed: number, limit: number, ceiling: number, unit: string): string {
   const base = `the limit of ${count(limit)}${unit}`;
-  return allowed > limit ? `${base} and the ${count(allowed)} the stored object holds` : base;
+  if (allowed <= limit) return base;
+  return allowed < ceiling ? `${base} and the ${count(allowed)} the stored object holds` : `${base} and the ceiling of ${count(ceiling)} for an object stored past it`;
 }
 
 /**
@@ -90,27 +104,27 @@ export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMIT
     entries += value.length;
     lists.push([field, value]);
     if (value.length > allowed.versionsPerList) {
-      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed.versionsPerList, LIMITS.versionsPerList, ' per list')}` });
+      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed.versionsPerList, LIMITS.versionsPerList, STORED_CEILING.versionsPerList, ' per list')}` });
     }
   };
   const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
   list(kubernetes?.versions, 'spec.kubernetes.versions');
   if (Array.isArray(machineImages)) {
     if (machineImages.length > allowed.machineImages) {
-      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed.machineImages, LIMITS.machineImages, '')}` });
+      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed.machineImages, LIMITS.machineImages, STORED_CEILING.machineImages, '')}` });
     } else {
       machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
     }
   }
   if (entries > allowed.versionEntries) {
-    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed.versionEntries, LIMITS.versionEntries, ' per object')}` });
+    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed.versionEntries, LIMITS.versionEntries, STORED_CEILING.versionEntries, ' per object')}` });
   }
   if (errors.length > 0) return errors;
   for (const [field, versions] of lists) {
     versions.forEach((v, i) => {
       const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
       if (Array.isArray(stages) && stages.length > allowed.lifecycleStages) {
-        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed.lifecycleStages, LIMITS.lifecycleStages, '')}` });
+        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed.lifecycleStages, LIMITS.lifecycleStages, STORED_CEILING.lifecycleStages, '')}` });
       }
     });
   }
