@@ -199,7 +199,9 @@ export const configSchema = {
           },
         },
         bodyLimitBytes: { type: 'integer', minimum: 1024, default: 7340032 },
-        probePort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+        // /metrics and the probes on plain HTTP, off the webhook port by default: /metrics there would
+        // be unauthenticated unless clientCAFile is set. 0: no probe port, all on the webhook port.
+        probePort: { type: 'integer', minimum: 0, maximum: 65535, default: 8080 },
         // 0 outside Kubernetes, where nothing routes to the process through endpoints; the chart sets it.
         shutdownDelaySeconds: {
           type: 'number',

@@ -31,6 +31,7 @@ export const ERRORS = {
   POLICY_DENIED: define(403, 'Forbidden', (listed: string) => listed),
   EVALUATION_FAILED: define(500, 'InternalError', (detail: string) => `internal error while judging the request (the request is refused, retry or report it): ${detail}`),
   NOT_FOUND: define(404, 'NotFound', (method: string, url: string) => `no route for ${bounded(method)} ${bounded(url)}`),
+  METHOD_NOT_ALLOWED: define(405, 'MethodNotAllowed', (method: string, url: string) => `${bounded(method)} is not allowed on ${bounded(url)}; send the AdmissionReview with POST`),
   INTERNAL: define(500, 'InternalError', (detail: string) => `internal error: ${detail}`),
 } as const;
 

@@ -119,6 +119,15 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
   });
 
   for (const webhook of WEBHOOKS) {
+    // Every other method: 405 with Allow (RFC 9110), not the 404 of an unknown path.
+    app.route({
+      method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: `/${webhook}`,
+      handler: (req, reply) => {
+        reply.header('allow', 'POST');
+        throw webhookError('METHOD_NOT_ALLOWED', req.method, req.url);
+      },
+    });
     app.post(`/${webhook}`, {
       onRequest: (req, reply, done) => {
         metrics.inFlight.inc({ webhook });

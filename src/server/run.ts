@@ -139,6 +139,8 @@ async function openCertificates(opts: RunOptions): Promise<{ source: Certificate
   return { source, devCA: dev.caFile };
 }
 
+const mtlsOf = (source: CertificateSource) => source.current().clientCA !== undefined;
+
 export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const { config, logger } = opts;
   const metrics = createMetrics();
@@ -169,6 +171,9 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     throw new ListenError(`cannot listen on ${config.server.host}:${config.server.port}${probes ? ` (probes: ${config.server.probePort})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const probeUrl = probes ? urlOf('http', probes) : undefined;
+  if (!probes && !mtlsOf(source)) {
+    logger.warn({ probePort: 0 }, 'server.probePort is 0: /metrics is served on the webhook port without authentication (set server.tls.clientCAFile, or a probe port)');
+  }
   logger.info({ url, ...(probeUrl ? { probeUrl } : {}), ready: server.readiness.ready, mtls: source.current().clientCA !== undefined }, 'webhook listening');
   if (devCA) {
     const ca = relative(process.cwd(), devCA) || devCA;

@@ -35,7 +35,7 @@ t.test('serve with informers: not ready and failing closed until synced, then ju
   await writeFile(
     configFile,
     JSON.stringify({
-      server: { host: '127.0.0.1', port: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 },
+      server: { host: '127.0.0.1', port: 0, probePort: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 },
       cluster: { kubeconfig: fake.kubeconfigPath },
       defaulting: { lifecycle: { enabled: false } },
     }),

@@ -42,7 +42,7 @@ t.test('a kubeconfig that cannot be used, or no state source at all: one line, e
     await writeFile(path, text);
     return path;
   };
-  const config = async (name: string, cluster: Record<string, unknown>) => file(name, JSON.stringify({ server: { port: 0 }, cluster }));
+  const config = async (name: string, cluster: Record<string, unknown>) => file(name, JSON.stringify({ server: { port: 0, probePort: 0 }, cluster }));
   const home = join(dir, 'home');
   await mkdir(home);
   const noKubeconfigAnywhere = Object.fromEntries(Object.entries({ ...CLEAN_ENV, HOME: home }).filter(([k]) => !['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(k)));
@@ -81,7 +81,7 @@ t.test('--without-cluster-state: serves and is ready, says loudly what it gives 
   const { certFile, keyFile } = await writeCertFiles(dir, await certs.issue());
   const configFile = join(dir, 'config.json');
   // cluster.enabled stays at its default (true): the flag wins, no informers start.
-  await writeFile(configFile, JSON.stringify({ server: { host: '127.0.0.1', port: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 }, defaulting: { lifecycle: { enabled: false } } }));
+  await writeFile(configFile, JSON.stringify({ server: { host: '127.0.0.1', port: 0, probePort: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 }, defaulting: { lifecycle: { enabled: false } } }));
   const child = spawn(process.execPath, [CLI, 'serve', '--config', configFile, '--without-cluster-state'], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   t.teardown(async () => {

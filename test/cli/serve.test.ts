@@ -62,7 +62,7 @@ async function serve(t: Test, config: Record<string, unknown>): Promise<Served> 
 }
 
 t.test('with no certificate configured, serve makes a dev CA, says where it is, and answers the demo review', async (t) => {
-  const s = await serve(t, { server: { port: 0 } });
+  const s = await serve(t, { server: { port: 0, probePort: 0 } });
   const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
   t.ok(hint, 'logs a curl example');
   t.match(hint?.msg, /curl --cacert \.dev-certs\/ca\.crt .*--data @test\/fixtures\/review-remove-version-in-use\.json https:\/\/127\.0\.0\.1:\d+\/validate/);
@@ -83,7 +83,7 @@ t.test('with no certificate configured, serve makes a dev CA, says where it is, 
 });
 
 t.test('SIGTERM with requests in flight: every one is answered, then exit 0', async (t) => {
-  const s = await serve(t, { server: { port: 0, shutdownGraceSeconds: 20 } });
+  const s = await serve(t, { server: { port: 0, probePort: 0, shutdownGraceSeconds: 20 } });
   const body = await readFile(REVIEW, 'utf8');
   const uids = ['t-1', 't-2', 't-3', 't-4', 't-5'];
   const held = uids.map((uid) => holdRequest(s.port, s.ca, '/validate', body.replace('5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01', uid)));
@@ -101,7 +101,7 @@ t.test('SIGTERM with requests in flight: every one is answered, then exit 0', as
 });
 
 t.test('a request that never completes does not hold the process past the grace period', async (t) => {
-  const s = await serve(t, { server: { port: 0, shutdownGraceSeconds: 1 } });
+  const s = await serve(t, { server: { port: 0, probePort: 0, shutdownGraceSeconds: 1 } });
   const stuck = holdRequest(s.port, s.ca, '/validate', await readFile(REVIEW, 'utf8'));
   await until(() => inFlight(s, 1));
   s.child.kill('SIGTERM');

@@ -81,6 +81,7 @@ export function selfManagedConfig(fake: FakeApiServer, durations: Durations, pol
     server: {
       host: '127.0.0.1',
       port: 0,
+      probePort: 0,
       certReloadIntervalSeconds: pollSeconds,
       tls: { selfManaged: { enabled: true, namespace: NAMESPACE, secretName: SECRET, serviceName: SERVICE, validatingWebhookConfiguration: CONFIGURATION, mutatingWebhookConfiguration: CONFIGURATION, ...durations } },
     },

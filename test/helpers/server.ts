@@ -141,7 +141,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     await writeFile(clientCAFile, clients.ca.certPem);
     client = await clients.issue(['test-client'], true);
   }
-  const server_ = { host: '127.0.0.1', port: 0, ...(opts.config?.server as object | undefined) };
+  const server_ = { host: '127.0.0.1', port: 0, probePort: 0, ...(opts.config?.server as object | undefined) };
   const cfg = opts.productDefaults
     ? resolveConfig({ ...opts.config, server: server_ })
     : testConfig({ defaulting: { lifecycle: { enabled: false } }, ...opts.config, server: server_ });

@@ -58,7 +58,7 @@ t.test(`npm start's server runs on Node 22 from npm ci, with the machine's Node 
   // The demo's own config, on a free port; the dev certificate in a temp dir.
   const dir = await tempDir(t);
   const demoConfig = parse(await readFile(join(ROOT, 'test/fixtures/demo-config.yaml'), 'utf8')) as { server: Record<string, unknown> };
-  await writeFile(join(dir, 'config.yaml'), stringify({ ...demoConfig, server: { ...demoConfig.server, port: 0 } }));
+  await writeFile(join(dir, 'config.yaml'), stringify({ ...demoConfig, server: { ...demoConfig.server, port: 0, probePort: 0 } }));
 
   const child = spawn(join(old!.dir, 'npm'), ['run', '--silent', 'demo', '--', '--config', join(dir, 'config.yaml')], {
     cwd: ROOT,

@@ -6,7 +6,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from '../../src/admission/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
-import { review, startServer, type Reply, type ReviewReply, type TestServer } from '../helpers/server.js';
+import { request, review, startServer, type Reply, type ReviewReply, type TestServer } from '../helpers/server.js';
 
 interface ErrorBody {
   statusCode: number;
@@ -255,8 +255,15 @@ t.test('a review with a uid but a malformed request is answered, refused with co
   t.match(message, /request\.dryRun must be boolean/);
 });
 
-t.test('unknown routes and methods get 404, and the server still answers afterwards', async (t) => {
-  t.equal((await s.get('/validate')).status, 404);
+t.test('unknown routes get 404, other methods on the webhooks 405 with Allow, and the server still answers afterwards', async (t) => {
+  for (const path of ['/validate', '/mutate']) {
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
+      const res = await request(s.port, method, path, undefined, { ca: s.authority.ca.certPem });
+      t.equal(res.status, 405, `${method} ${path}`);
+      t.equal(res.headers.allow, 'POST');
+      if (method !== 'HEAD') t.match(res.json(), { statusCode: 405, code: 'VP_ERR_METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${path}; send the AdmissionReview with POST` });
+    }
+  }
   t.equal((await s.post('/nope', {})).status, 404);
   const ok = await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'still-here' }));
   t.equal(ok.json<ReviewReply>().response.uid, 'still-here');

@@ -119,7 +119,7 @@ t.test('version_policy_certificate_expiry_timestamp_seconds follows the served c
   const auth = await authority();
   const first = await auth.issue();
   const { certFile, keyFile } = await writeCertFiles(dir, first);
-  const config = resolveConfig({ server: { host: '127.0.0.1', port: 0, certReloadIntervalSeconds: 0.1, tls: { certFile, keyFile } }, cluster: { enabled: false } });
+  const config = resolveConfig({ server: { host: '127.0.0.1', port: 0, probePort: 0, certReloadIntervalSeconds: 0.1, tls: { certFile, keyFile } }, cluster: { enabled: false } });
   const running = await startWebhook({ config, stateFiles: [], withoutClusterState: true, logger: createLogger('silent'), devCertDir: dir });
   t.teardown(() => running.stop(1000));
   const port = Number(new URL(running.url).port);

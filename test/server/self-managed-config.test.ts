@@ -62,6 +62,6 @@ t.test("an empty namespace is the pod's own, read from the service-account mount
 });
 
 t.test('selfManaged and certificate files exclude each other', async (t) => {
-  const config = resolveConfig({ server: { port: 0, tls: { certFile: 'tls.crt', keyFile: 'tls.key', selfManaged: { enabled: true, namespace: 'garden' } } }, cluster: { enabled: false } });
+  const config = resolveConfig({ server: { port: 0, probePort: 0, tls: { certFile: 'tls.crt', keyFile: 'tls.key', selfManaged: { enabled: true, namespace: 'garden' } } }, cluster: { enabled: false } });
   await t.rejects(startWebhook({ config, stateFiles: [], withoutClusterState: true, logger: createLogger('silent'), devCertDir: tmpdir() }), /selfManaged\.enabled excludes certFile, keyFile and clientCAFile/);
 });

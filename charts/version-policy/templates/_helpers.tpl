@@ -131,7 +131,7 @@ annotations:
 {{- end }}
 
 {{- define "version-policy.probePort" -}}
-{{- dig "server" "probePort" 0 .Values.config | int }}
+{{- dig "server" "probePort" 8080 .Values.config | int }}
 {{- end }}
 
 {{/*
