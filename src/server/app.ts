@@ -17,7 +17,7 @@ import { registerAdmissionRoutes } from './admission-routes.js';
 import { applyConnectionLimits, ConnectionGate, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
-import { type ProfilePagesOptions, registerProfilePages } from './ui.js';
+import { isPagePath, pagesElsewhere, type ProfilePagesOptions, registerProfilePages } from './ui.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
@@ -110,7 +110,8 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     done(null, payload);
   });
   app.setErrorHandler((err: FastifyError, req, reply) => answerError(err, req, reply, config.server.bodyLimitBytes));
-  app.setNotFoundHandler((req, reply) => answerError(webhookError('NOT_FOUND', req.method, req.url), req, reply, config.server.bodyLimitBytes));
+  const pagesHere = config.server.ui.enabled && config.server.probePort === 0;
+  app.setNotFoundHandler((req, reply) => answerError(notFound(req, pagesHere ? undefined : config.server), req, reply, config.server.bodyLimitBytes));
 
   registerAdmissionRoutes(app, {
     metrics,
@@ -158,7 +159,16 @@ export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookM
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   if (opts.pages) registerProfilePages(app, opts.pages);
+  // The pages are here or nowhere: without them, a 404 under /profiles says how to turn them on.
+  const off = opts.pages ? undefined : { ui: { enabled: false }, probePort: 0 };
+  app.setNotFoundHandler((req, reply) => answerError(notFound(req, off), req, reply, 0));
   return app;
+}
+
+/** A 404; under /profiles on a server without the pages, it says where they are or how to turn them on. */
+function notFound(req: FastifyRequest, noPages: Parameters<typeof pagesElsewhere>[0] | undefined): WebhookError {
+  const err = webhookError('NOT_FOUND', req.method, req.url);
+  return noPages && isPagePath(req.url) ? new WebhookError('NOT_FOUND', `${err.message}: ${pagesElsewhere(noPages)}`) : err;
 }
 
 function limitConnections(app: FastifyInstance, limits: ConnectionLimits, metrics: WebhookMetrics, name: 'webhook' | 'probes', logger: Logger): ConnectionGate {

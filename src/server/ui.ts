@@ -16,6 +16,16 @@ import { PAGE_CSP, renderProfilesPage } from '../report/timeline-page.js';
 import { PAGE_CSS } from '../report/timeline-style.js';
 import { parseWindowBound, resolveWindow, type TimelineWindow, WindowError } from '../report/window.js';
 
+/** Whether a URL is one of the pages' (a 404 there says where the pages are, or how to turn them on). */
+export const isPagePath = (url: string): boolean => /^\/profiles(?:[/?]|$)/.test(url);
+
+/** Why a server has no pages: they are off, or (for the webhook port) on the probe port. */
+export function pagesElsewhere(server: { ui: { enabled: boolean }; probePort: number }): string {
+  return server.ui.enabled
+    ? `the timeline pages are on the probe port (server.probePort ${server.probePort}), over plain HTTP`
+    : 'the timeline pages are off: turn them on with server.ui.enabled: true in the config (docs/timeline.md)';
+}
+
 export interface ProfilePagesOptions {
   state: ClusterState;
   /** The server clock (epoch ms). */

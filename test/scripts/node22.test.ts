@@ -83,4 +83,7 @@ t.test(`npm start's server runs on Node 22 from npm ci, with the machine's Node 
 
   const metrics = await request(port, 'GET', '/metrics', undefined, { ca });
   t.match(metrics.text, /^nodejs_version_info\{version="v22\.[^"]+",major="22"/m, 'the server runs on Node 22');
+  const pages = await request(port, 'GET', '/profiles', undefined, { ca });
+  t.equal(pages.status, 200, 'the demo serves the timeline pages the README shows');
+  t.match(pages.text, /href="profiles\/aws"/);
 });

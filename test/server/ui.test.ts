@@ -2,7 +2,7 @@
 // the probe port when there is one, else on the HTTPS port; read-only, strict CSP, nosniff, 404
 // for unknown profiles, 503 while the state is not synced, and nothing but what the page draws.
 import { createServer } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +25,18 @@ const UI_ON = { server: { ui: { enabled: true } } };
 t.test('off by default: no /profiles on either port', async (t) => {
   const s = await startServer({ state: await loadStaticState([DEMO]) });
   t.teardown(s.close);
-  t.equal((await s.get('/profiles')).status, 404);
-  t.equal((await s.get('/profiles/aws')).status, 404);
+  const hint = 'the timeline pages are off: turn them on with server.ui.enabled: true in the config (docs/timeline.md)';
+  for (const path of ['/profiles', '/profiles/aws']) {
+    const r = await s.get(path);
+    t.equal(r.status, 404);
+    t.equal(r.json().message, `no route for GET ${path}: ${hint}`, 'the 404 says how to turn the pages on');
+  }
+  t.equal((await s.get('/profilesx')).json().message, 'no route for GET /profilesx', 'other paths: the plain 404');
   const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent') });
   t.teardown(() => probes.close());
-  t.equal((await probes.inject({ method: 'GET', url: '/profiles' })).statusCode, 404);
+  const probe = await probes.inject({ method: 'GET', url: '/profiles' });
+  t.equal(probe.statusCode, 404);
+  t.equal(probe.json<{ message: string }>().message, `no route for GET /profiles: ${hint}`);
 });
 
 t.test('on the HTTPS port when there is no probe port', async (t) => {
@@ -181,6 +188,7 @@ t.test('serve: on the plain-HTTP probe port when there is one, and not on the HT
   const { document } = parsePage(await page.text());
   const drawnNow = Date.parse(attr(byClass(document, 'now')[0]!, 'data-at') ?? '');
   t.ok(Math.abs(drawnNow - Date.now()) < 60_000, 'now is the server clock');
-  const https = await fetch(`${running!.url}/profiles`).catch((err: Error) => err);
-  t.ok(https instanceof Error, 'the HTTPS port (self-signed here) serves no pages: the probe port does');
+  const https = await request(Number(new URL(running!.url).port), 'GET', '/profiles', undefined, { ca: await readFile(join(dir, 'ca.crt'), 'utf8') });
+  t.equal(https.status, 404, 'the HTTPS port serves no pages: the probe port does');
+  t.match(https.json().message, /^no route for GET \/profiles: the timeline pages are on the probe port \(server\.probePort \d+\), over plain HTTP$/);
 });
