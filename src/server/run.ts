@@ -179,7 +179,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     const ca = relative(process.cwd(), devCA) || devCA;
     logger.info(
       { caFile: devCA, notAfter: source.current().notAfter },
-      `self-signed dev certificate; its CA is ${ca}. Try: curl --cacert ${ca} -H 'Content-Type: application/json' --data @test/fixtures/review-remove-version-in-use.json ${url}/validate`,
+      `self-signed dev certificate; its CA is ${ca}. Try: curl --cacert ${ca} -H 'Content-Type: application/json' --data @test/fixtures/review-remove-version-in-use.json ${reachableUrl(url)}/validate`,
     );
   }
 
@@ -192,4 +192,14 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
       return result;
     },
   };
+}
+
+/**
+ * The URL a client on this machine uses: a wildcard listen address (server.host 0.0.0.0 or ::) is
+ * no name the dev certificate covers, so the hint says localhost, which it does.
+ */
+export function reachableUrl(url: string): string {
+  const u = new URL(url);
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = 'localhost';
+  return u.origin;
 }

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
@@ -81,6 +82,27 @@ t.test('with no certificate configured, serve makes a dev CA, says where it is, 
   s.child.kill('SIGINT');
   t.same(await s.exit, { code: 0, signal: null }, 'SIGINT: exit 0');
 });
+
+t.test('listening on every interface, the curl hint names localhost, which the dev certificate covers', async (t) => {
+  const s = await serve(t, { server: { host: '0.0.0.0', port: 0, probePort: 0 } });
+  const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
+  t.match(hint?.msg, / https:\/\/localhost:\d+\/validate$/);
+  t.match(s.lines.find((l) => l.msg === 'webhook listening')?.url, /^https:\/\/0\.0\.0\.0:\d+$/, 'the listen address itself is logged as it is');
+  const res = await localhostRequest(s.port, s.ca);
+  t.equal(res, 200, 'https://localhost verifies against the dev CA');
+  s.child.kill('SIGINT');
+  await s.exit;
+});
+
+/** GET /healthz at https://localhost:PORT, the certificate checked for the name localhost. */
+function localhostRequest(port: number, ca: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    https.get({ host: 'localhost', port, path: '/healthz', ca, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+}
 
 t.test('SIGTERM with requests in flight: every one is answered, then exit 0', async (t) => {
   const s = await serve(t, { server: { port: 0, probePort: 0, shutdownGraceSeconds: 20 } });
