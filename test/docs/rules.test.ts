@@ -13,7 +13,6 @@
 // (Forbidden): …`), `fixed` (the object that is allowed instead) or `fixed-state` (the state in
 // which the same request is allowed); for the mutating rules `sent` and `stored` (the object as
 // the mutating webhook's patch leaves it). Attributes go on the `denied` or `sent` comment.
-import { readFile } from 'node:fs/promises';
 import jsonpatch from 'fast-json-patch';
 import type { Operation as PatchOperation } from 'fast-json-patch';
 import t from 'tap';
@@ -22,48 +21,10 @@ import { parseObjects } from '../../src/cluster/object-files.js';
 import { RULE_IDS } from '../../src/policy/rule.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import { NOW_ISO } from '../helpers/objects.js';
+import { docExamples, webhookNames, type Example } from '../helpers/doc-examples.js';
 import { review, startServer, type ReviewReply, type TestServer } from '../helpers/server.js';
 
-const ROOT = new URL('../../', import.meta.url);
-const PAGES = ['docs/rules.md', 'docs/defaulting.md'];
 const MUTATING = new Set<string>(['DEFAULT-GARDENER', 'DEFAULT-LIFECYCLE']);
-
-type Role = 'state' | 'old' | 'denied' | 'message' | 'fixed' | 'fixed-state' | 'sent' | 'stored';
-
-interface Example {
-  page: string;
-  /** `RULE` or `RULE/variant`. */
-  id: string;
-  rule: string;
-  attrs: Record<string, string>;
-  blocks: Partial<Record<Role, string>>;
-}
-
-const MARKED = /<!-- example ([A-Z0-9-]+)(\/[\w-]+)? (state|old|denied|message|fixed|fixed-state|sent|stored)((?: [\w-]+=\S+)*) -->\n```\w+\n([\s\S]*?)\n```/g;
-
-function examplesOf(page: string, markdown: string): Example[] {
-  const byId = new Map<string, Example>();
-  for (const m of markdown.matchAll(MARKED)) {
-    const [, rule = '', variant = '', role, attrText = '', body = ''] = m;
-    const id = rule + variant;
-    let ex = byId.get(id);
-    if (!ex) byId.set(id, (ex = { page, id, rule, attrs: {}, blocks: {} }));
-    if (ex.blocks[role as Role] !== undefined) throw new Error(`${page}: example ${id} has two ${role} blocks`);
-    ex.blocks[role as Role] = body;
-    for (const kv of attrText.trim().split(/\s+/).filter(Boolean)) {
-      const [k = '', v = ''] = kv.split('=');
-      ex.attrs[k] = v;
-    }
-  }
-  return [...byId.values()];
-}
-
-/** The names the chart gives the two webhooks: kubectl names the one that denied. */
-async function webhookNames(): Promise<Record<'validate' | 'mutate', string>> {
-  const text = await readFile(new URL('charts/version-policy/templates/webhooks.yaml', ROOT), 'utf8');
-  const name = (w: string) => new RegExp(`- name: (${w}\\.[\\w.-]+)`).exec(text)?.[1] ?? `(no ${w} webhook in the chart)`;
-  return { validate: name('validate'), mutate: name('mutate') };
-}
 
 const objectOf = (text: string) => parse(text) as PolicedObject;
 const stateOf = (text: string | undefined, page: string) => (text === undefined ? [] : parseObjects(text, page).map((s) => s.object));
@@ -95,8 +56,7 @@ async function judge(ex: Example, object: PolicedObject | undefined, state: Poli
   return { reply, webhook, server, validated };
 }
 
-const pages = await Promise.all(PAGES.map(async (page) => ({ page, text: await readFile(new URL(page, ROOT), 'utf8') })));
-const examples = pages.flatMap(({ page, text }) => examplesOf(page, text));
+const { pages, examples } = await docExamples();
 const names = await webhookNames();
 
 t.test('every rule ID has its own section and a documented example', async (t) => {
