@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { access, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
@@ -33,9 +33,9 @@ const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-d
 const manifest = (JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
 const files = manifest?.files.map((f) => f.path) ?? [];
 
-t.test('npm pack ships dist/, the README, docs/ and LICENSE, and nothing else', async (t) => {
+t.test('npm pack ships dist/, the README, docs/, LICENSE and the pages the docs link to, and nothing else', async (t) => {
   t.equal(packed.code, 0, packed.stderr);
-  const stray = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.js|docs\/.+)$/.test(f));
+  const stray = files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.js|docs\/.+|certs\/README\.md|charts\/version-policy\/README\.md|bench\/(RESULTS|NOTES)\.md)$/.test(f));
   t.same(stray, [], 'no tests, sources, maps, certificates or charts');
   for (const wanted of ['package.json', 'README.md', 'LICENSE', 'dist/cli/main.js', 'docs/ci.md']) t.ok(files.includes(wanted), wanted);
   const stale: string[] = [];
@@ -49,6 +49,18 @@ t.test('npm pack ships dist/, the README, docs/ and LICENSE, and nothing else', 
   t.same(stale, [], 'every file in dist/ is built from a source of today (rebuild dist/ if not)');
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
   t.equal(pkg.private, undefined, 'publishable');
+  t.match(pkg.repository, { type: 'git', url: /^git\+https:\/\/github\.com\// }, 'npm shows where it comes from');
+  // Every relative link of a shipped page leads to a shipped file: the tarball's docs hold up on their own.
+  const dangling: string[] = [];
+  for (const page of files.filter((f) => f.endsWith('.md'))) {
+    const text = await readFile(join(ROOT, page), 'utf8');
+    for (const [, href = ''] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      if (/^[a-z]+:/.test(href)) continue;
+      const target = posix.normalize(posix.join(posix.dirname(page), href)).replace(/\/$/, '');
+      if (!files.some((f) => f === target || f.startsWith(`${target}/`))) dangling.push(`${page}: ${href}`);
+    }
+  }
+  t.same(dangling, [], 'no link of the packed docs points at a file the tarball lacks');
   t.same(pkg.bin, { 'version-policy': 'dist/cli/main.js' });
 });
 

@@ -77,3 +77,8 @@ for (const page of PAGES) {
     }
   });
 }
+
+t.test('the public case book names its policy page inside the repository', async (t) => {
+  const cases = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/public-cases.json'), 'utf8')) as { policy: string };
+  t.ok(existsSync(join(ROOT, cases.policy)), `${cases.policy} is a file of the repository`);
+});
