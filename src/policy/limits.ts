@@ -1,28 +1,42 @@
-// The limits at the edge (issue 13): what one request may hold, so no input buys more work than
+// The limits at the edge (issues 13 and 24): what one request may hold, so no input buys more work than
 // they allow. parse.ts applies them before the schema.
 import type { FieldError } from './parse.js';
 import { formatCount as count } from './text.js';
 import type { Kind } from './types.js';
 
 /**
- * What one profile may hold, checked on the raw object before the schema and the rules run, so
- * no request buys more work than these allow. Each is far above any real profile:
+ * What one object may hold, checked on the raw object before the schema and the rules run, so no
+ * request buys more work than these allow: every review at these limits takes well under 50 ms of
+ * the event loop's CPU (`node --expose-gc bench/limit-reviews.js`, issue 24). Each is far above any
+ * real object:
  * - 1,000 versions per list. Gardener's largest profiles hold a few hundred versions in their
  *   longest list (tens of Kubernetes versions, image lists of up to a few hundred).
- * - 200 machine images. Large profiles hold a few dozen.
- * - 10,000 version entries per object, all lists together: ten full lists, about five times the
- *   entries of the largest real profiles.
+ * - 100 machine images. Large profiles hold a few dozen. (200 took up to 90 ms: each image brings
+ *   its own warnings, defaulting and patch operations.)
+ * - 4,000 version entries per object, all lists together: about twice the entries of the largest
+ *   real profiles. (10,000 took 58–74 ms at the median on CREATE through the mutating path, most
+ *   of it the lifecycle every plain version is given and the JSON Patch that writes it.)
  * - 16 lifecycle stages per version. A valid lifecycle has at most four (each classification
  *   once); 16 leaves room for mistakes LIFECYCLE-ORDER can name, and anything longer is invalid.
+ * - 1,000 worker pools per Shoot, the only list of a Shoot the rules read (each pool is checked
+ *   against its profile in O(1)); real Shoots have a handful, and Gardener's quotas keep them to
+ *   tens. The webhook reads no other list of a Shoot: the schema does not descend into them, and
+ *   the body limit bounds their parse.
  * Objects read from the cluster, and the stored `oldObject` of a review, are not held to them (see
  * ParseOptions): they are stored already, and what is stored must stay possible to shrink and delete.
  */
 export const LIMITS = {
   versionsPerList: 1_000,
-  machineImages: 200,
-  versionEntries: 10_000,
+  machineImages: 100,
+  versionEntries: 4_000,
   lifecycleStages: 16,
+  workers: 1_000,
 } as const;
+
+/** The Shoot's limits (a part of LIMITS), for those who read a Shoot's. */
+export const SHOOT_LIMITS = { workers: LIMITS.workers } as const;
+
+type Measure = keyof typeof LIMITS;
 
 /**
  * How far an UPDATE may keep what is stored beyond LIMITS: twice each of them. An object stored
@@ -31,21 +45,21 @@ export const LIMITS = {
  * object a request sends is held to it. It bounds the work of judging an UPDATE to twice that at
  * the limits, whatever oldObject a client claims.
  */
-export const STORED_CEILING = {
-  versionsPerList: 2 * LIMITS.versionsPerList,
-  machineImages: 2 * LIMITS.machineImages,
-  versionEntries: 2 * LIMITS.versionEntries,
-  lifecycleStages: 2 * LIMITS.lifecycleStages,
-} as const;
+export const STORED_CEILING = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, 2 * v])) as { readonly [K in Measure]: number };
 
 /** How much of each measure an object may hold: LIMITS, or more where the stored object already holds more. */
-export type Allowance = { readonly [K in keyof typeof LIMITS]: number };
+export type Allowance = { readonly [K in Measure]: number };
 
-/** The sizes of `raw` that the limits measure: its longest list, images, entries and longest lifecycle. */
+/** The sizes of `raw` that the limits measure: its longest list, images, entries, longest lifecycle and workers. */
 export function sizesOf(kind: Kind, raw: unknown): Allowance {
-  const sizes = { versionsPerList: 0, machineImages: 0, versionEntries: 0, lifecycleStages: 0 };
-  const spec = kind === 'Shoot' || raw === null || typeof raw !== 'object' ? undefined : (raw as { spec?: unknown }).spec;
+  const sizes = { versionsPerList: 0, machineImages: 0, versionEntries: 0, lifecycleStages: 0, workers: 0 };
+  const spec = raw === null || typeof raw !== 'object' ? undefined : (raw as { spec?: unknown }).spec;
   if (spec === null || typeof spec !== 'object') return sizes;
+  if (kind === 'Shoot') {
+    const workers = (spec as { provider?: { workers?: unknown } | null }).provider?.workers;
+    sizes.workers = Array.isArray(workers) ? workers.length : 0;
+    return sizes;
+  }
   const list = (value: unknown) => {
     if (!Array.isArray(value)) return;
     sizes.versionEntries += value.length;
@@ -73,19 +87,18 @@ export function sizesOf(kind: Kind, raw: unknown): Allowance {
 export function allowanceFor(kind: Kind, stored: unknown): Allowance {
   if (stored === undefined || stored === null) return LIMITS;
   const had = sizesOf(kind, stored);
-  return {
-    versionsPerList: Math.max(LIMITS.versionsPerList, Math.min(had.versionsPerList, STORED_CEILING.versionsPerList)),
-    machineImages: Math.max(LIMITS.machineImages, Math.min(had.machineImages, STORED_CEILING.machineImages)),
-    versionEntries: Math.max(LIMITS.versionEntries, Math.min(had.versionEntries, STORED_CEILING.versionEntries)),
-    lifecycleStages: Math.max(LIMITS.lifecycleStages, Math.min(had.lifecycleStages, STORED_CEILING.lifecycleStages)),
-  };
+  const out = {} as Record<Measure, number>;
+  for (const k of Object.keys(LIMITS) as Measure[]) out[k] = Math.max(LIMITS[k], Math.min(had[k], STORED_CEILING[k]));
+  return out;
 }
 
 /** "the limit of 1,000 per list", and the stored object's size when it allows more. */
-function limitText(allowed: number, limit: number, ceiling: number, unit: string): string {
+function limitText(allowed: Allowance, measure: Measure, unit: string): string {
+  const limit = LIMITS[measure];
+  const ceiling = STORED_CEILING[measure];
   const base = `the limit of ${count(limit)}${unit}`;
-  if (allowed <= limit) return base;
-  return allowed < ceiling ? `${base} and the ${count(allowed)} the stored object holds` : `${base} and the ceiling of ${count(ceiling)} for an object stored past it`;
+  if (allowed[measure] <= limit) return base;
+  return allowed[measure] < ceiling ? `${base} and the ${count(allowed[measure])} the stored object holds` : `${base} and the ceiling of ${count(ceiling)} for an object stored past it`;
 }
 
 /**
@@ -93,9 +106,13 @@ function limitText(allowed: number, limit: number, ceiling: number, unit: string
  * LIMITS, or what `allowanceFor` gives an UPDATE.
  */
 export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMITS): FieldError[] {
-  if (kind === 'Shoot') return [];
   const spec = (raw as { spec?: unknown }).spec;
   if (spec === null || typeof spec !== 'object') return [];
+  if (kind === 'Shoot') {
+    const workers = (spec as { provider?: { workers?: unknown } | null }).provider?.workers;
+    if (!Array.isArray(workers) || workers.length <= allowed.workers) return [];
+    return [{ field: 'spec.provider.workers', message: `has ${count(workers.length)} worker pools, more than ${limitText(allowed, 'workers', '')}` }];
+  }
   const errors: FieldError[] = [];
   let entries = 0;
   const lists: Array<[string, unknown[]]> = [];
@@ -104,27 +121,27 @@ export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMIT
     entries += value.length;
     lists.push([field, value]);
     if (value.length > allowed.versionsPerList) {
-      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed.versionsPerList, LIMITS.versionsPerList, STORED_CEILING.versionsPerList, ' per list')}` });
+      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed, 'versionsPerList', ' per list')}` });
     }
   };
   const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
   list(kubernetes?.versions, 'spec.kubernetes.versions');
   if (Array.isArray(machineImages)) {
     if (machineImages.length > allowed.machineImages) {
-      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed.machineImages, LIMITS.machineImages, STORED_CEILING.machineImages, '')}` });
+      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed, 'machineImages', '')}` });
     } else {
       machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
     }
   }
   if (entries > allowed.versionEntries) {
-    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed.versionEntries, LIMITS.versionEntries, STORED_CEILING.versionEntries, ' per object')}` });
+    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed, 'versionEntries', ' per object')}` });
   }
   if (errors.length > 0) return errors;
   for (const [field, versions] of lists) {
     versions.forEach((v, i) => {
       const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
       if (Array.isArray(stages) && stages.length > allowed.lifecycleStages) {
-        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed.lifecycleStages, LIMITS.lifecycleStages, STORED_CEILING.lifecycleStages, '')}` });
+        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed, 'lifecycleStages', '')}` });
       }
     });
   }

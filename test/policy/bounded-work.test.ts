@@ -53,7 +53,7 @@ t.test('limits: at the limit allowed, one past denied, naming the list, the coun
   const cases: Array<[string, (n: number) => PolicedObject, number, string, string]> = [
     ['Kubernetes versions', withK8s, LIMITS.versionsPerList, 'spec.kubernetes.versions', 'has 1,001 versions, more than the limit of 1,000 per list'],
     ['versions of an image', withImageVersions, LIMITS.versionsPerList, 'spec.machineImages[0].versions', 'has 1,001 versions, more than the limit of 1,000 per list'],
-    ['machine images', withImages, LIMITS.machineImages, 'spec.machineImages', 'has 201 machine images, more than the limit of 200'],
+    ['machine images', withImages, LIMITS.machineImages, 'spec.machineImages', 'has 101 machine images, more than the limit of 100'],
     ['lifecycle stages', withStages, LIMITS.lifecycleStages, 'spec.kubernetes.versions[1].lifecycle', 'has 17 stages, more than the limit of 16'],
   ];
   for (const [what, make, limit, field, message] of cases) {
@@ -62,33 +62,36 @@ t.test('limits: at the limit allowed, one past denied, naming the list, the coun
     t.ok(parsePolicedObject('CloudProfile', make(limit + 1), { limits: false }).ok, `${what}: objects read from the cluster are not held to the limit`);
   }
 
-  // All lists together: nine full image lists and a full Kubernetes list are 10,000 entries.
+  // All lists together: three full image lists and a full Kubernetes list are 4,000 entries.
   const full = (extra: number) =>
     cloudProfile({
       kubernetes: versions(1_000, (i) => `1.${Math.floor(i / 100)}.${i % 100}`),
-      images: [...versions(9, (j) => `image-${j}`).map((name) => image(name as string, versions(1_000, (i) => `${i}.0.0`))), ...(extra ? [image('one-more', ['1.0.0'])] : [])],
+      images: [...versions(3, (j) => `image-${j}`).map((name) => image(name as string, versions(1_000, (i) => `${i}.0.0`))), ...(extra ? [image('one-more', ['1.0.0'])] : [])],
     });
-  t.ok(parsePolicedObject('CloudProfile', full(0)).ok, '10,000 entries pass');
+  t.ok(parsePolicedObject('CloudProfile', full(0)).ok, '4,000 entries pass');
   t.same(parsePolicedObject('CloudProfile', full(1)), {
     ok: false,
-    errors: [{ field: 'spec', message: 'has 10,001 version entries in all, more than the limit of 10,000 per object' }],
+    errors: [{ field: 'spec', message: 'has 4,001 version entries in all, more than the limit of 4,000 per object' }],
   });
 
   const ncp = namespacedProfile({ kubernetes: versions(1_001, (i) => ({ version: `1.0.${i}`, expirationDate: hoursFromNow(100) })) });
   t.same(parsePolicedObject('NamespacedCloudProfile', ncp), { ok: false, errors: [{ field: 'spec.kubernetes.versions', message: 'has 1,001 versions, more than the limit of 1,000 per list' }] });
 
-  const pools = shoot({ workers: versions(5_000, (i) => `pool-${i}`).map((name) => ({ name: name as string, image: ['gardenlinux', '1592.1.0'] as [string, string] })) });
-  t.ok(parsePolicedObject('Shoot', pools).ok, 'a Shoot has no pool limit: each pool costs O(1)');
+  const pools = (n: number) => shoot({ workers: versions(n, (i) => `pool-${i}`).map((name) => ({ name: name as string, image: ['gardenlinux', '1592.1.0'] as [string, string] })) });
+  t.ok(parsePolicedObject('Shoot', pools(LIMITS.workers)).ok, `a Shoot with ${LIMITS.workers} worker pools passes`);
+  t.same(parsePolicedObject('Shoot', pools(LIMITS.workers + 1)), { ok: false, errors: [{ field: 'spec.provider.workers', message: 'has 1,001 worker pools, more than the limit of 1,000' }] });
+  t.ok(parsePolicedObject('Shoot', pools(LIMITS.workers + 1), { limits: false }).ok, 'Shoots read from the cluster are not held to it');
+  t.ok(parsePolicedObject('Shoot', pools(LIMITS.workers + 1), { stored: pools(LIMITS.workers + 1) }).ok, 'an UPDATE may keep the pools a stored Shoot has');
 });
 
 t.test('limits: the webhook denies under the SCHEMA label before any rule runs', async (t) => {
-  const object = withK8s(4_000);
+  const object = withK8s(3_000);
   const req: AdmissionRequest = { uid: 'u-limit', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' }, operation: 'CREATE', object };
   const start = performance.now();
   const outcome = admit('validate', req, [], { now: NOW, config: config(), state: staticState([]) });
   const ms = performance.now() - start;
   t.equal(outcome.response.allowed, false);
-  t.equal(outcome.response.status?.message, '[SCHEMA] spec.kubernetes.versions: has 4,000 versions, more than the limit of 1,000 per list');
+  t.equal(outcome.response.status?.message, '[SCHEMA] spec.kubernetes.versions: has 3,000 versions, more than the limit of 1,000 per list');
   t.same(outcome.rules, ['SCHEMA']);
   t.ok(ms < SLOW_MS, `answered in ${ms.toFixed(0)} ms`);
 });
