@@ -46,7 +46,7 @@ t.test('autoscaling: an HPA on CPU, the Deployment leaves replicas to it, the PD
 
 t.test('prometheusRule: errors, caller failures, latency against the timeout, cache not synced or stale', async (t) => {
   t.equal((await render()).all('PrometheusRule').length, 0, 'off by default');
-  const r = await render({ set: ['prometheusRule.enabled=true', 'prometheusRule.labels.release=prometheus', 'webhook.timeoutSeconds=10'] });
+  const r = await render({ set: ['prometheusRule.enabled=true', 'serviceMonitor.enabled=true', 'prometheusRule.labels.release=prometheus', 'webhook.timeoutSeconds=10'] });
   const rule = r.one<K8sObject & { spec: { groups: { name: string; rules: Rule[] }[] } }>('PrometheusRule');
   t.equal(rule.metadata.labels?.release, 'prometheus');
   const rules = Object.fromEntries(rule.spec.groups.flatMap((g) => g.rules).map((x) => [x.alert, x]));
@@ -74,5 +74,10 @@ t.test('prometheusRule: errors, caller failures, latency against the timeout, ca
   const custom = await render({ set: ['prometheusRule.enabled=true', 'prometheusRule.selector=job="vp"'] });
   const expr = custom.one<K8sObject & { spec: { groups: { rules: Rule[] }[] } }>('PrometheusRule').spec.groups[0]!.rules.find((x) => x.alert === 'VersionPolicyWebhookErrors')!.expr;
   t.match(expr, '{job="vp",code=~"5.."}', 'the selector can be replaced for other scrape setups');
+  t.match(
+    await renderError({ set: ['prometheusRule.enabled=true'] }),
+    /prometheusRule\.enabled needs the webhook's metrics in Prometheus: set serviceMonitor\.enabled=true, or prometheusRule\.selector/,
+    'alerts over metrics nobody scrapes are refused: VersionPolicyDown would fire forever',
+  );
   t.equal(rule.spec.groups.length, 1, 'one group: the certificate alerts sit beside the others');
 });

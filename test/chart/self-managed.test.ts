@@ -159,7 +159,7 @@ t.test('the live caBundle is read from the entry of the same name, and is empty 
 
 t.test('the certificate-expiry alerts render in the chart\'s PrometheusRule, on the metric the server exports', async (t) => {
   type Alert = { alert: string; expr: string; labels: { severity: string } };
-  const r = await render({ set: ['prometheusRule.enabled=true', 'certs.alerts.servingWarningDays=21'] });
+  const r = await render({ set: ['prometheusRule.enabled=true', 'serviceMonitor.enabled=true', 'certs.alerts.servingWarningDays=21'] });
   const all = r.one<K8sObject & { spec: { groups: { rules: Alert[] }[] } }>('PrometheusRule').spec.groups.flatMap((g) => g.rules);
   const rules = all.filter((x) => x.alert.includes('Certificate'));
   t.same(
