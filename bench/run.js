@@ -261,6 +261,9 @@ if (results.startup) {
 }
 
 md.splice(summaryAt, 0, '## Targets', '', table(['Target', 'Measured', ''], targets), '');
+// The real kube-apiserver's figures come from their own run (npm run bench:apiserver).
+const apiserver = new URL('results/APISERVER.md', import.meta.url);
+if (existsSync(apiserver)) md.push(readFileSync(apiserver, 'utf8').trim(), '');
 // The analysis (what bounds each figure, what was tried) is written by hand and kept with the bench.
 const notes = new URL('NOTES.md', import.meta.url);
 if (existsSync(notes)) md.push(readFileSync(notes, 'utf8').trim(), '');
