@@ -25,11 +25,20 @@ cleanup() {
   rm -rf "$E2E_PID_DIR"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
 [[ -f dist/cli/main.js && "${E2E_SKIP_BUILD:-}" == 1 ]] || npm run --silent build
 suites=()
 for a in "$@"; do [[ "$a" == *.e2e.ts ]] && suites+=("$a"); done
 (( ${#suites[@]} )) || suites=(test/e2e/*.e2e.ts)
 args=()
 for a in "$@"; do [[ "$a" == *.e2e.ts ]] || args+=("$a"); done
-npx tap --disable-coverage --jobs=1 --timeout=1200 "${args[@]}" "${suites[@]}"
+# tap runs in a process group of its own, so that a signal to this script (Ctrl-C, or a CI
+# runner's kill) reaches tap and the suites: each suite kills its children on SIGTERM, and the
+# EXIT trap kills whatever is still listed after that.
+setsid npx tap --disable-coverage --jobs=1 --timeout=1200 "${args[@]}" "${suites[@]}" &
+tap_pid=$!
+trap 'kill -TERM -- "-$tap_pid" 2>/dev/null || true' INT TERM
+status=0
+wait "$tap_pid" || status=$?
+# A trapped signal ends the first wait early; wait again for tap's group to finish its shutdown.
+while kill -0 "$tap_pid" 2>/dev/null; do wait "$tap_pid" || true; done
+exit "$status"
