@@ -35,3 +35,16 @@ export function nextWindowStart(window: TimeWindow, after: number): number | und
   const candidate = Math.floor(after / DAY_MS) * DAY_MS + second * 1000;
   return candidate > after ? candidate : candidate + DAY_MS;
 }
+
+/** A window as people read it, in UTC: `23:00–00:00 UTC` (seconds only where set); the raw text if it does not parse. */
+export function formatWindow(window: TimeWindow): string {
+  const [begin, end] = [utcSecondOfDay(window.begin), utcSecondOfDay(window.end)];
+  if (begin === undefined || end === undefined) return `${window.begin}-${window.end}`;
+  return `${clock(begin)}–${clock(end)} UTC`;
+}
+
+function clock(second: number): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const hm = `${two(Math.floor(second / 3600))}:${two(Math.floor(second / 60) % 60)}`;
+  return second % 60 === 0 ? hm : `${hm}:${two(second % 60)}`;
+}

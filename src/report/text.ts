@@ -1,6 +1,7 @@
 // `explain`'s text output: aligned tables per profile. The forced-update wording is shared with
 // the HTML timeline, so both say the same thing about the same update.
 import type { ExplainReport, ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
+import { formatWindow } from '../policy/maintenance.js';
 
 export function renderExplainText(report: ExplainReport): string {
   return report.profiles.map((p) => renderProfile(p, report.now)).join('\n');
@@ -44,7 +45,7 @@ export function forcedTarget(r: ForcedUpdateRow): string {
 
 /** The window it runs in, when the Shoot sets one; always relative to the expiry. */
 export function forcedWhen(r: ForcedUpdateRow, now: number): string {
-  const window = r.maintenanceWindow ? ` (${r.maintenanceWindow.begin}-${r.maintenanceWindow.end})` : '';
+  const window = r.maintenanceWindow ? ` (${formatWindow(r.maintenanceWindow)})` : '';
   if (r.expiresAt !== null && Date.parse(r.expiresAt) > now) {
     return r.at ? `${r.at}, the first window${window} after ${r.expiresAt}` : `first maintenance window after ${r.expiresAt}`;
   }

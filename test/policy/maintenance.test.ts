@@ -1,6 +1,6 @@
 // Maintenance windows: `HHMMSS+HHMM` times, and the next window start after an instant.
 import t from 'tap';
-import { maintenanceWindowOf, nextWindowStart, utcSecondOfDay } from '../../src/policy/maintenance.js';
+import { formatWindow, maintenanceWindowOf, nextWindowStart, utcSecondOfDay } from '../../src/policy/maintenance.js';
 import { shoot } from '../helpers/objects.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -37,4 +37,11 @@ t.test('maintenanceWindowOf', async (t) => {
   t.same(maintenanceWindowOf(s), { begin: '220000+0200', end: '230000+0200' });
   s.spec.maintenance = { timeWindow: { begin: '22h', end: '230000+0200' } };
   t.equal(maintenanceWindowOf(s), undefined, 'an unreadable window is no window');
+});
+
+t.test('formatWindow: as people read it, in UTC', async (t) => {
+  t.equal(formatWindow({ begin: '230000+0000', end: '000000+0000' }), '23:00–00:00 UTC', 'across midnight');
+  t.equal(formatWindow({ begin: '220000+0200', end: '230000+0200' }), '20:00–21:00 UTC', 'an offset, in UTC');
+  t.equal(formatWindow({ begin: '030000-0500', end: '043030-0500' }), '08:00–09:30:30 UTC', 'seconds only where set');
+  t.equal(formatWindow({ begin: '22h', end: '230000+0000' }), '22h-230000+0000', 'unreadable: as written');
 });
