@@ -33,6 +33,36 @@ export function strategyOf(image: Pick<MachineImage, 'updateStrategy'>): UpdateS
   return (UPDATE_STRATEGIES as readonly string[]).includes(image.updateStrategy ?? '') ? (image.updateStrategy as UpdateStrategy) : 'major';
 }
 
+/**
+ * The auto-update target (step 1 alone): what maintenance moves an opted-in Shoot to while its
+ * version is neither expired nor missing. Kubernetes never leaves the minor; undefined when nothing
+ * newer qualifies.
+ */
+export function kubernetesAutoUpdate(current: string, versions: readonly ExpirableVersion[], at: number): ForcedUpdate | undefined {
+  const cur = parseVersion(current);
+  if (!cur) return undefined;
+  const sameMinor = autoUpdateTarget(parsedVersions(versions, at), cur, (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor);
+  return sameMinor ? hit(sameMinor, 'same-minor') : undefined;
+}
+
+/** The image's auto-update target by strategy: the newest patch of the minor first, then the strategy's wider scope. */
+export function machineImageAutoUpdate(current: string, versions: readonly ExpirableVersion[], strategy: UpdateStrategy, at: number): ForcedUpdate | undefined {
+  const cur = parseVersion(current);
+  if (!cur) return undefined;
+  const all = parsedVersions(versions, at);
+  const sameMinor = autoUpdateTarget(all, cur, (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor);
+  if (sameMinor) return hit(sameMinor, 'same-minor');
+  if (strategy === 'minor') {
+    const sameMajor = autoUpdateTarget(all, cur, (c) => c.parsed.major === cur.major);
+    return sameMajor ? hit(sameMajor, 'same-major') : undefined;
+  }
+  if (strategy === 'major') {
+    const overall = autoUpdateTarget(all, cur, () => true);
+    return overall ? hit(overall, 'overall') : undefined;
+  }
+  return undefined;
+}
+
 export function kubernetesForcedUpdate(current: string, versions: readonly ExpirableVersion[], at: number): ForcedUpdate {
   const cur = parseVersion(current);
   if (!cur) return { found: false, reason: `version "${current}" does not parse` };
@@ -50,9 +80,9 @@ export function kubernetesForcedUpdate(current: string, versions: readonly Expir
 export function machineImageForcedUpdate(current: string, versions: readonly ExpirableVersion[], strategy: UpdateStrategy, at: number): ForcedUpdate {
   const cur = parseVersion(current);
   if (!cur) return { found: false, reason: `version "${current}" does not parse` };
+  const auto = machineImageAutoUpdate(current, versions, strategy, at);
+  if (auto) return auto;
   const all = parsedVersions(versions, at);
-  const sameMinor = autoUpdateTarget(all, cur, (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor);
-  if (sameMinor) return hit(sameMinor, 'same-minor');
   switch (strategy) {
     case 'patch': {
       const next = nextHigher(all, (c) => c.parsed.major === cur.major && c.parsed.minor > cur.minor, (c) => c.parsed.minor);
@@ -60,17 +90,12 @@ export function machineImageForcedUpdate(current: string, versions: readonly Exp
       return { found: false, reason: `no newer non-preview version of ${cur.major}.${cur.minor} and none of a higher minor of major ${cur.major} (update strategy patch)` };
     }
     case 'minor': {
-      const sameMajor = autoUpdateTarget(all, cur, (c) => c.parsed.major === cur.major);
-      if (sameMajor) return hit(sameMajor, 'same-major');
       const next = nextHigher(all, (c) => c.parsed.major > cur.major, (c) => c.parsed.major);
       if (next) return hit(next, 'next-major');
       return { found: false, reason: `no newer non-preview version of major ${cur.major} and none of a higher major (update strategy minor)` };
     }
-    case 'major': {
-      const overall = autoUpdateTarget(all, cur, () => true);
-      if (overall) return hit(overall, 'overall');
+    case 'major':
       return { found: false, reason: 'no newer version that is neither preview nor expired (update strategy major: the image reached its end of life)' };
-    }
   }
 }
 
