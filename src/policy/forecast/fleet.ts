@@ -1,0 +1,44 @@
+// The forecast of every Shoot in a state: each on its effective profile (a NamespacedCloudProfile
+// merged with its parent, ncp/reconciler.go MergeCloudProfiles), deleting Shoots skipped.
+import type { ClusterState } from '../../cluster/state.js';
+import { mergeNamespacedProfile } from '../merge.js';
+import type { CloudProfileSpec } from '../types.js';
+import { effectiveProfileRef, objectKey, type ProfileRef, profileRefKey } from '../types.js';
+import { forecastShoot } from './shoot.js';
+import type { Forecast } from './types.js';
+
+const DAY_MS = 86_400_000;
+
+export function forecastFleet(state: ClusterState, now: number, days: number): Forecast {
+  const until = now + days * DAY_MS;
+  const specs = new Map<string, CloudProfileSpec | undefined>();
+  const out: Forecast = { now, until, shoots: [], skipped: [] };
+  const shoots = [...state.allShoots()].sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+  for (const shoot of shoots) {
+    const key = objectKey(shoot);
+    // Only Shoots being deleted are skipped (maint/reconciler.go, Reconcile).
+    if (shoot.metadata.deletionTimestamp) {
+      out.skipped.push({ shoot: key, why: 'being deleted' });
+      continue;
+    }
+    const ref = effectiveProfileRef(shoot);
+    const refKey = ref ? profileRefKey(ref) : '';
+    if (!specs.has(refKey)) specs.set(refKey, ref ? effectiveSpec(state, ref) : undefined);
+    const spec = specs.get(refKey);
+    if (!ref || !spec) {
+      out.skipped.push({ shoot: key, why: ref ? `its profile ${refKey} is not in the state` : 'it names no profile' });
+      continue;
+    }
+    const { window, events } = forecastShoot(shoot, spec, now, until);
+    out.shoots.push({ shoot: key, profile: refKey, window: window.text, events });
+  }
+  return out;
+}
+
+function effectiveSpec(state: ClusterState, ref: ProfileRef): CloudProfileSpec | undefined {
+  if (ref.kind === 'CloudProfile') return state.cloudProfile(ref.name)?.spec;
+  const ncp = state.namespacedCloudProfile(ref.namespace, ref.name);
+  const parent = ncp?.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(ncp.spec.parent.name) : undefined;
+  return ncp && parent ? mergeNamespacedProfile(parent.spec, ncp.spec) : undefined;
+}
+

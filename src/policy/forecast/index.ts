@@ -1,0 +1,6 @@
+// Gardener's maintenance semantics over time: every Shoot's version steps, window by window, and
+// the failures ahead. Pure: the state and `now` come in, the forecast goes out.
+export { type ChangeKind, diffForecasts, type ForecastChange } from './diff.js';
+export { forecastFleet } from './fleet.js';
+export { autoUpdateOf, componentText, forecastShoot } from './shoot.js';
+export * from './types.js';
