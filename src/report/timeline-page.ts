@@ -106,7 +106,7 @@ function legend(counts: boolean): Markup {
   const now = html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#111" stroke-width="2.5"/></svg><span>now</span></li>`;
   const shoots = counts ? html`<li><span class="pill">2 Shoots</span><span>use the version now</span></li>` : null;
   const update = counts
-    ? html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><path class="update" d="M7 1L13 7L7 13L1 7Z"/></svg><span>forced update (hollow: it will fail)</span></li>`
+    ? html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><path class="update" d="M2 3L12 3L7 12Z"/></svg><span>forced update (×N: Shoots that day; hollow: it will fail)</span></li>`
     : null;
   return html`<ul class="legend" aria-label="legend">${stages}${now}${shoots}${update}</ul>`;
 }

@@ -38,8 +38,10 @@ svg.chart { display: block; width: 100%; height: auto; }
 .chart .seg { stroke: #fff; stroke-width: 1; }
 .chart .seg-label { text-anchor: middle; font-size: 10.5px; font-weight: 700; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 .chart .now line { stroke: #111; stroke-width: 2; }
-.chart .update path, .legend .update { fill: #111; stroke: #fff; stroke-width: 1.5; }
-.chart .update.fails path { fill: #fff; stroke: #111; stroke-width: 2; }
+.chart .update path, .legend .update { fill: #111; stroke: #fff; stroke-width: 1; }
+.chart .update.fails path { fill: #fff; stroke: #a33b00; stroke-width: 2; }
+.chart .update-count { font-size: 10px; font-weight: 700; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.chart .seg.s-unavailable, .swatch .s-unavailable { stroke: #8c8c8c; stroke-dasharray: 3 2; }
 .chart .now-label { text-anchor: middle; font-weight: 700; }
 .chart .count text { fill: #6b6b6b; }
 .chart .count.in-use rect { fill: #1b1b1b; }

@@ -67,7 +67,7 @@ function row(r: TimelineRow, top: number, index: number, x: (t: number) => numbe
   const barHeight = G.rowHeight - 2 * G.barInset;
   const segments = r.segments.map((s) => segment(r.version, s, x, barTop, barHeight));
   const undrawn = r.undrawn ? undrawnSegment(r, x, barTop, barHeight) : null;
-  const marks = r.updates.filter((m) => m.at >= window.from && m.at <= window.to).map((m) => updateMark(m, x(m.at), barTop + barHeight / 2));
+  const marks = r.updates.filter((m) => m.at >= window.from && m.at <= window.to).map((m) => updateMark(m, x(m.at), barTop));
   const count = counts ? html`<g class="count${r.shoots > 0 ? ' in-use' : ''}" data-shoots="${r.shoots}">${r.shoots > 0 ? html`<rect x="${G.countX - 4}" y="${top + 3}" width="${pillWidth(r.shoots)}" height="${G.rowHeight - 6}" rx="9"/>` : null}<text x="${G.countX + 4}" y="${top + 16}">${plural(r.shoots, 'Shoot')}</text></g>` : null;
   return html`<g class="row" data-version="${clip(r.version, TITLE_CHARS)}" data-shoots="${counts ? r.shoots : ''}">
 ${index % 2 === 1 ? html`<rect class="stripe" x="0" y="${top}" width="${G.width}" height="${G.rowHeight}"/>` : null}<text class="version" x="${G.chartX - 10}" y="${top + 16}">${clip(r.version, LABEL_CHARS)}<title>${clip(r.version, TITLE_CHARS)}</title></text>
@@ -90,14 +90,23 @@ function undrawnSegment(r: TimelineRow, x: (t: number) => number, top: number, h
   return html`<g class="segment undrawn" data-stage="" data-start="${instant(r.undrawn!.from)}" data-end=""><title>${title}</title><rect class="seg s-undrawn" x="${x0}" y="${top}" width="${round(x1 - x0)}" height="${height}" fill="url(#vp-undrawn)"/>${label(UNDRAWN, x0, x1, top)}</g>`;
 }
 
-/** A diamond where Shoots are forcibly updated away from the version; its title says who, and to what. */
-function updateMark(m: UpdateMark, cx: number, cy: number): Markup {
+/**
+ * A pin above the bar where Shoots are forcibly updated away from the version: its own shape, not
+ * an edge of the bar (it sits where the version expires, or a window after), with the number of
+ * Shoots beside it when several share the day. Its title says who, and to what.
+ */
+function updateMark(m: UpdateMark, cx: number, barTop: number): Markup {
   const who = m.updates.slice(0, 5).map((f) => `${clip(f.shoot, 120)} ${clip(f.place, 80)} to ${f.to === null ? 'none: the update will fail' : clip(f.to, 60)}${f.at ? ` at ${f.at}` : ''}`);
   if (m.updates.length > 5) who.push(`and ${m.updates.length - 5} more`);
   const title = `${plural(m.updates.length, 'forced update')} on ${formatInstant(m.at).slice(0, 10)}: ${who.join('; ')}`;
   const fails = m.updates.some((f) => f.to === null);
-  const r = 6;
-  return html`<g class="update${fails ? ' fails' : ''}" data-at="${formatInstant(m.at)}" data-count="${m.updates.length}"><title>${title}</title><path d="M${round(cx)} ${cy - r}L${round(cx + r)} ${cy}L${round(cx)} ${cy + r}L${round(cx - r)} ${cy}Z"/></g>`;
+  const count = m.updates.length > 1 ? html`<text class="update-count" x="${round(cx + 7)}" y="${barTop + 4}">×${m.updates.length}</text>` : null;
+  return html`<g class="update${fails ? ' fails' : ''}" data-at="${formatInstant(m.at)}" data-count="${m.updates.length}"><title>${title}</title><path d="${pin(cx, barTop)}"/>${count}</g>`;
+}
+
+/** A downward triangle whose tip touches the bar's top edge at x = cx. */
+export function pin(cx: number, tipY: number): string {
+  return `M${round(cx - 5)} ${tipY - 8}L${round(cx + 5)} ${tipY - 8}L${round(cx)} ${tipY + 1}Z`;
 }
 
 /** The stage's word where it fits, else its letter: the stage reads without the legend. */
