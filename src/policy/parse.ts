@@ -240,6 +240,7 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
     if (over.length > 0) return { ok: false, errors: capped(over) };
   }
   const validate = validators[kind];
+  if (kind !== 'Shoot') emptyListsAsGardenerSendsThem(raw as { spec?: unknown });
   if (validate(raw)) return { ok: true, object: raw as PolicedObject };
   const seen = new Set<string>();
   const errors: FieldError[] = [];
@@ -252,6 +253,26 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
     }
   }
   return { ok: false, errors: capped(errors) };
+}
+
+/**
+ * gardener-apiserver sends the object as Go serialized it: an empty `kubernetes.versions` is left
+ * out (omitempty), and an absent `machineImages` or image `versions` comes as null. Both are the
+ * empty list the rules judge (K8S-VERSIONS, MACHINE-IMAGES), not a malformed object; measured
+ * through the real gardener-apiserver (docs/gardener-parity.md). Written into `raw` before the
+ * schema check, so the typed object and the one a patch is computed against agree.
+ */
+function emptyListsAsGardenerSendsThem(raw: { spec?: unknown }): void {
+  const spec = raw.spec;
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
+  const s = spec as { kubernetes?: unknown; machineImages?: unknown };
+  const k = s.kubernetes as { versions?: unknown } | null | undefined;
+  if (k !== null && typeof k === 'object' && !Array.isArray(k) && (k.versions === undefined || k.versions === null)) k.versions = [];
+  if (s.machineImages === null) s.machineImages = [];
+  if (!Array.isArray(s.machineImages)) return;
+  for (const image of s.machineImages as unknown[]) {
+    if (image !== null && typeof image === 'object' && (image as { versions?: unknown }).versions === null) (image as { versions?: unknown }).versions = [];
+  }
 }
 
 function capped(errors: FieldError[]): FieldError[] {
