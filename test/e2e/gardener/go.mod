@@ -4,7 +4,10 @@ go 1.26.5
 
 require (
 	github.com/gardener/gardener v1.150.0
+	github.com/gardener/gardener/pkg/apis v1.150.0
 	golang.org/x/sys v0.47.0
+	k8s.io/client-go v0.36.4
+	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3
 	sigs.k8s.io/controller-runtime v0.24.1
 )
 
@@ -63,7 +66,6 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.2 // indirect
 	github.com/gardener/cert-management/pkg/apis v0.27.0 // indirect
 	github.com/gardener/etcd-druid/api v0.38.1 // indirect
-	github.com/gardener/gardener/pkg/apis v1.150.0 // indirect
 	github.com/gardener/machine-controller-manager v0.62.1 // indirect
 	github.com/gardener/pvc-autoscaler v0.3.0 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.4 // indirect
@@ -219,7 +221,6 @@ require (
 	k8s.io/apimachinery v0.36.4 // indirect
 	k8s.io/apiserver v0.36.4 // indirect
 	k8s.io/autoscaler/vertical-pod-autoscaler v1.7.1 // indirect
-	k8s.io/client-go v0.36.4 // indirect
 	k8s.io/component-base v0.36.4 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kms v0.36.4 // indirect
@@ -229,7 +230,6 @@ require (
 	k8s.io/metrics v0.36.4 // indirect
 	k8s.io/pod-security-admission v0.36.4 // indirect
 	k8s.io/streaming v0.36.4 // indirect
-	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/gateway-api v1.6.1 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect

@@ -52,6 +52,7 @@ func run() error {
 	kubeconfig := flags.String("kubeconfig", "", "where to write the admin (system:masters) kubeconfig (required)")
 	featureGates := flags.String("feature-gates", "VersionClassificationLifecycle=false", "gardener-apiserver's --feature-gates")
 	disabledPlugins := flags.String("disable-admission-plugins", "", "gardener-apiserver's --disable-admission-plugins (default: none; every default plugin runs)")
+	ncpController := flags.Bool("namespacedcloudprofile-controller", true, "run gardener-controller-manager's NamespacedCloudProfile controller, which writes the merged profile a Shoot on a NamespacedCloudProfile is validated against")
 	verbose := flags.Bool("v", false, "control-plane output and debug logs on stderr")
 	_ = flags.Parse(os.Args[1:])
 	if *kubeconfig == "" {
@@ -108,6 +109,11 @@ func run() error {
 	}
 	if err := os.WriteFile(path, bytes, 0o600); err != nil {
 		return err
+	}
+	if *ncpController {
+		if err := startNamespacedCloudProfileController(ctx, admin.Config()); err != nil {
+			return fmt.Errorf("starting the NamespacedCloudProfile controller: %w", err)
+		}
 	}
 	line, err := json.Marshal(ready{
 		Kubeconfig:   path,
