@@ -83,7 +83,7 @@ function windowBound(text: string): WindowBound {
   }
 }
 
-async function loadState(opts: ExplainOptions, config: Config): Promise<ClusterState> {
+export async function loadState(opts: Pick<ExplainOptions, 'cluster' | 'state'>, config: Config): Promise<ClusterState> {
   if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
   try {
     // The Kubernetes client loads only for --cluster; it costs more than a whole offline run.
@@ -95,7 +95,7 @@ async function loadState(opts: ExplainOptions, config: Config): Promise<ClusterS
 }
 
 /** Unreadable or invalid files and configs are the user's input errors: one line, exit code 2. */
-async function asUsageError<T>(work: Promise<T>): Promise<T> {
+export async function asUsageError<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (err) {

@@ -7,6 +7,7 @@ import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';
 import { type OutputFormat, renderError, type ReportedError } from './check-output.js';
 import { registerExplain } from './explain.js';
+import { registerForecast } from './forecast.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import { registerRemoveWebhooks } from './remove-webhooks.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCheck(program);
   registerExplain(program);
+  registerForecast(program);
   registerRemoveWebhooks(program);
   registerState(program);
   for (const cmd of program.commands) cmd.exitOverride();
