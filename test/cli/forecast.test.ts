@@ -1,0 +1,91 @@
+// `version-policy forecast`, the built CLI as a child process, on the demo state at a fixed
+// instant: text, JSON, an iCalendar file a real parser (ical.js) reads, and --proposed from a file
+// and from git (`REF:PATH`, through the real git binary in a temp repository).
+import { execFile } from 'node:child_process';
+import { copyFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ICAL from 'ical.js';
+import t from 'tap';
+import { CLEAN_ENV, runCli, tempDir } from '../helpers/run-cli.js';
+
+const git = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+const STATE = join(ROOT, 'test/fixtures/demo-state.yaml');
+const PROPOSED = join(ROOT, 'test/fixtures/forecast-aws-proposed.yaml');
+const NOW = '2026-12-01T00:00:00Z';
+
+t.test('text: grouped by date, then profile, then version', async (t) => {
+  const run = await runCli(['forecast', '--state', STATE, '--now', NOW]);
+  t.equal(run.code, 0, run.stderr);
+  const lines = run.stdout.split('\n');
+  t.equal(lines[0], 'Forecast 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z (180 days): 4 Shoots, 5 steps (1 forced), 0 failures, 0 Shoots trapped');
+  t.match(run.stdout, '2026-12-01\n  CloudProfile/aws\n    kubernetes 1.31.7\n      02:00 UTC  garden-prod/payments worker pool "batch": auto 1.31.7 → 1.31.9 (supported)');
+  t.match(run.stdout, '2027-05-01\n  CloudProfile/aws\n    machine image ubuntu 22.4.20250915\n      00:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z');
+});
+
+t.test('json: every Shoot with its chain, instants in RFC 3339', async (t) => {
+  const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--days', '30', '--output', 'json']);
+  t.equal(run.code, 0, run.stderr);
+  const doc = JSON.parse(run.stdout) as { until: string; shoots: Array<{ shoot: string; window: string; events: Array<{ at: string; mode: string; from: string; to: string }> }> };
+  t.equal(doc.until, '2026-12-31T00:00:00Z');
+  const dev = doc.shoots.find((s) => s.shoot === 'garden-dev/dev-cluster');
+  t.equal(dev?.window, '220000+0000-230000+0000');
+  t.match(dev?.events, [{ at: '2026-12-01T22:00:00Z', mode: 'auto', from: '1.31.7', to: '1.31.9' }]);
+  // Forced updates past the horizon are not shown.
+  t.notOk(run.stdout.includes('24.4.20251001'));
+});
+
+t.test('ics: RFC 5545 as ical.js reads it, one VEVENT per forced update', async (t) => {
+  const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--proposed', PROPOSED, '--output', 'ics']);
+  t.equal(run.code, 0, run.stderr);
+  const text = run.stdout;
+  t.ok(text.endsWith('\r\n'), 'CRLF line ends');
+  t.notOk(/[^\r]\n/.test(text), 'no bare LF');
+  for (const line of text.split('\r\n')) t.ok(Buffer.byteLength(line) <= 75, `at most 75 octets: ${line}`);
+  const calendar = new ICAL.Component(ICAL.parse(text) as unknown[]);
+  const events = calendar.getAllSubcomponents('vevent').map((c) => new ICAL.Event(c));
+  t.equal(events.length, 1, 'the proposal adds or moves one forced update; its auto updates are no calendar entries');
+  const [e] = events;
+  t.equal(e?.startDate.toJSDate().toISOString(), '2027-01-16T00:00:00.000Z');
+  t.equal(e?.startDate.zone?.tzid, 'UTC');
+  t.equal(e?.summary, 'Forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001', 'unfolded across lines, the arrow intact');
+  t.match(e?.description, 'Reason: Machine image version expired - force update required (image update strategy: minor)\nTrigger: 22.4.20250915 expired at 2027-01-15T23:59:59Z');
+  t.match(e?.uid, /^[0-9a-f]{32}@forecast\.version-policy\.gardener\.cloud$/);
+  t.equal(e?.component.getFirstPropertyValue('dtstamp')?.toString(), '2026-12-01T00:00:00Z');
+});
+
+t.test('--proposed: only what changes, the trap named', async (t) => {
+  const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--proposed', PROPOSED]);
+  t.equal(run.code, 0, run.stderr);
+  t.equal(run.stdout.split('\n')[0], 'Changes of the proposed profile, 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z: 4 (3 new, 1 earlier, 3 Shoots newly trapped)');
+  t.match(run.stdout, 'new garden-dev/dev-cluster worker pool "worker-a" image gardenlinux: auto 1877.2.0 → 1877.3.0 (deprecated); auto-update on, 1877.2.0 is supported; TRAP gardener/gardener#13647');
+  t.match(run.stdout, 'earlier (was 2027-05-01T00:00:00Z) garden-ops/monitoring');
+  t.notMatch(run.stdout, 'dev-cluster control plane', 'unchanged steps are not shown');
+});
+
+t.test('--proposed REF:PATH reads the profile from git, as check --old does', async (t) => {
+  const dir = await tempDir(t);
+  await copyFile(PROPOSED, join(dir, 'aws.yaml'));
+  const env = { ...CLEAN_ENV, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+  await git('git', ['init', '-q'], { cwd: dir, env });
+  await git('git', ['add', 'aws.yaml'], { cwd: dir, env });
+  await git('git', ['commit', '-q', '-m', 'proposal'], { cwd: dir, env });
+  const fromGit = await runCli(['forecast', '--state', STATE, '--now', NOW, '--proposed', 'HEAD:aws.yaml'], dir);
+  const fromFile = await runCli(['forecast', '--state', STATE, '--now', NOW, '--proposed', PROPOSED]);
+  t.equal(fromGit.code, 0, fromGit.stderr);
+  t.equal(fromGit.stdout, fromFile.stdout);
+});
+
+t.test('usage errors are one line, exit 2', async (t) => {
+  for (const [args, words] of [
+    [['forecast', '--now', NOW], 'give --state FILE or --cluster'],
+    [['forecast', '--state', STATE, '--days', '0'], 'a whole number of days'],
+    [['forecast', '--state', STATE, '--proposed', 'HEAD:no/such/file.yaml'], 'git show HEAD:no/such/file.yaml failed'],
+  ] as const) {
+    const run = await runCli(args, ROOT);
+    t.equal(run.code, 2, args.join(' '));
+    t.match(run.stderr, words);
+    t.equal(run.stderr.trim().split('\n').length, 1);
+  }
+});
