@@ -90,14 +90,15 @@ interface Stage {
  * as an UPDATE in a landscape would have.
  */
 function keptOnCreate(v: Version, now: number): Version | undefined {
-  const out = { ...v };
-  if (out.expirationDate !== undefined && Date.parse(out.expirationDate) <= now) delete out.expirationDate;
-  if (Array.isArray(out.lifecycle)) {
-    const stages = out.lifecycle as Stage[];
+  // Dropped whole, not made active: an expired version without its expiry would be supported
+  // again, and could conflict with the supported version of its minor.
+  if (v.expirationDate !== undefined && Date.parse(v.expirationDate) <= now) return undefined;
+  if (Array.isArray(v.lifecycle)) {
+    const stages = v.lifecycle as Stage[];
     if (stages[0]?.startTime !== undefined && Date.parse(stages[0].startTime) > now) return undefined;
-    out.lifecycle = stages.filter((st) => !(st.classification === 'expired' && (st.startTime === undefined || Date.parse(st.startTime) <= now)));
+    if (stages.some((st) => st.classification === 'expired' && (st.startTime === undefined || Date.parse(st.startTime) <= now))) return undefined;
   }
-  return out;
+  return v;
 }
 
 /**
@@ -107,11 +108,11 @@ function keptOnCreate(v: Version, now: number): Version | undefined {
 function permissive(o: Obj, shoots: readonly K8sObject[], farFuture: string, now: number): Obj {
   const used = usedVersions(shoots);
   const out = structuredClone(o);
-  const keep = (list: Version[]) => list.map((v) => keptOnCreate(v, now)).filter((v): v is Version => v !== undefined);
-  const sp = out.spec as { kubernetes?: { versions?: Version[] }; machineImages?: { versions?: Version[] }[] } | undefined;
+  const keep = (list: Version[], used: Set<string> | undefined) => list.filter((v) => used?.has(v.version) === true || keptOnCreate(v, now) !== undefined);
+  const sp = out.spec as { kubernetes?: { versions?: Version[] }; machineImages?: { name: string; versions?: Version[] }[] } | undefined;
   if (o.kind === 'CloudProfile') {
-    if (sp?.kubernetes?.versions) sp.kubernetes.versions = keep(sp.kubernetes.versions);
-    for (const img of sp?.machineImages ?? []) if (img.versions) img.versions = keep(img.versions);
+    if (sp?.kubernetes?.versions) sp.kubernetes.versions = keep(sp.kubernetes.versions, used.kubernetes);
+    for (const img of sp?.machineImages ?? []) if (img.versions) img.versions = keep(img.versions, used.images.get(img.name));
   } else {
     // An override's expiry already reached: Gardener drops it on CREATE; a far one first.
     const far = (list: Version[]) => list.map((v) => (v.expirationDate !== undefined && Date.parse(v.expirationDate) <= now ? { ...v, expirationDate: farFuture } : v));
