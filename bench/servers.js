@@ -67,13 +67,14 @@ export async function writeState(dir, name, objects) {
 }
 
 /**
- * The serve config: production defaults (log level info, metrics on), our certificates; the
+ * The serve config: production defaults (log level info, metrics on the probe port), our certificates; the
  * cluster informers only when a kubeconfig is given.
  */
 export async function writeConfig(certs, port, kubeconfig, extra = {}) {
   const file = join(certs.dir, `config-${port}.yaml`);
   const cluster = kubeconfig ? { enabled: true, kubeconfig } : { enabled: false };
-  await writeFile(file, stringify({ ...extra, cluster, server: { host: '127.0.0.1', port, tls: { certFile: certs.cert, keyFile: certs.key } } }));
+  // A probe port of its own, as in production (/metrics there): the default 8080 would collide.
+  await writeFile(file, stringify({ ...extra, cluster, server: { host: '127.0.0.1', port, probePort: await freePort(), tls: { certFile: certs.cert, keyFile: certs.key } } }));
   return file;
 }
 
