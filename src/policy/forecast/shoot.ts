@@ -1,7 +1,7 @@
 // One Shoot over the horizon: a maintenance run per day, each run's steps in Gardener's order
 // (images, control plane, pinned pools), the run's dry run, then the next day with the result.
 import { strategyOf } from '../update-path.js';
-import type { CloudProfileSpec, Shoot, Worker } from '../types.js';
+import type { CloudProfileSpec, ExpirableVersion, Shoot, Worker } from '../types.js';
 import { compareVersions, parseVersion, stagesOf } from '../versions.js';
 import { kubeletAccepted, type PoolFacts, poolFacts } from './pool-filter.js';
 import { firstAtOrAfter, nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
@@ -35,26 +35,56 @@ export function autoUpdateOf(shoot: Shoot): { kubernetes: boolean; image: boolea
 const startsOf = new WeakMap<CloudProfileSpec, number[]>();
 export function profileStarts(profile: CloudProfileSpec): number[] {
   let starts = startsOf.get(profile);
+  if (!starts) startsOf.set(profile, (starts = sortedStarts([...profile.kubernetes.versions, ...profile.machineImages.flatMap((i) => i.versions)])));
+  return starts;
+}
+
+function sortedStarts(versions: readonly ExpirableVersion[]): number[] {
+  const set = new Set<number>();
+  for (const v of versions) for (const s of stagesOf(v)) if (Number.isFinite(s.start)) set.add(s.start);
+  return [...set].sort((a, b) => a - b);
+}
+
+const startsFromCache = new WeakMap<CloudProfileSpec, Map<string, number[]>>();
+
+/**
+ * The stage starts that can change a component's step: those of its version and of the higher
+ * ones in its list, since maintenance never moves down and judges only the targets above.
+ */
+function startsFrom(profile: CloudProfileSpec, image: string | undefined, version: string): number[] {
+  let cache = startsFromCache.get(profile);
+  if (!cache) startsFromCache.set(profile, (cache = new Map<string, number[]>()));
+  const key = `${image ?? ''}\u0000${version}`;
+  let starts = cache.get(key);
   if (!starts) {
-    const set = new Set<number>();
-    for (const v of [...profile.kubernetes.versions, ...profile.machineImages.flatMap((i) => i.versions)]) {
-      for (const s of stagesOf(v)) if (Number.isFinite(s.start)) set.add(s.start);
-    }
-    startsOf.set(profile, (starts = [...set].sort((a, b) => a - b)));
+    const list = image === undefined ? profile.kubernetes.versions : (profile.machineImages.find((i) => i.name.toLowerCase() === image.toLowerCase())?.versions ?? []);
+    const cur = parseVersion(version);
+    cache.set(key, (starts = sortedStarts(list.filter((v) => cur === undefined || (parseVersion(v.version)?.compare(cur) ?? 0) >= 0))));
   }
   return starts;
 }
 
+/** The starts that matter to the Shoot as it is: its control plane's, its pinned pools' and its images'. */
+function stateStarts(state: State, profile: CloudProfileSpec): number[] {
+  const lists = [startsFrom(profile, undefined, state.controlPlane)];
+  for (const pool of state.pools) {
+    if (pool.kubernetes) lists.push(startsFrom(profile, undefined, pool.kubernetes));
+    if (pool.image) lists.push(startsFrom(profile, pool.image.name, pool.image.version));
+  }
+  return lists.length === 1 ? lists[0]! : [...new Set(lists.flat())].sort((a, b) => a - b);
+}
+
 /**
  * The Shoot's events from the first run after `now` until `until`. A run that changes nothing is
- * followed by identical runs until a stage starts, so the forecast jumps to the first run after
- * the next stage start. A failure repeats every window; it is listed at its first.
+ * followed by identical runs until a stage of its versions or of higher ones starts, so the
+ * forecast jumps to the first run after that start. A failure repeats every window; it is listed
+ * at its first.
  */
 export function forecastShoot(shoot: Shoot, profile: CloudProfileSpec, now: number, until: number): { window: RunWindow; events: ForecastEvent[] } {
   const window = runWindowOf(shoot);
   const flags = autoUpdateOf(shoot);
-  const starts = profileStarts(profile);
   let state = initialState(shoot, profile);
+  let starts = stateStarts(state, profile);
   const events: ForecastEvent[] = [];
   let previousFailures = new Set<string>();
   for (let t = nextRun(window, now); t < until; ) {
@@ -71,6 +101,7 @@ export function forecastShoot(shoot: Shoot, profile: CloudProfileSpec, now: numb
     previousFailures = failures;
     if (run.next) {
       state = run.next;
+      starts = stateStarts(state, profile);
       t = nextRun(window, t);
       continue;
     }
@@ -103,6 +134,7 @@ interface RunResult {
 
 /** One maintenance run on an in-memory copy, all or nothing (maint/reconciler.go, reconcile). */
 function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: boolean; image: boolean }, t: number): RunResult {
+  const memo = stepMemo(profile, t);
   const steps: RunResult['steps'] = [];
   const pools = state.pools.map((p) => ({ ...p }));
   // 1. Images first, each pool with its kubelet version from before this run (maint/reconciler.go, maintainMachineImages).
@@ -115,14 +147,16 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
       break;
     }
     const kubelet = pool.kubernetes ?? state.controlPlane;
-    const step = machineImageStep(pool.image.version, image, strategyOf(image), pool.facts, kubelet, flags.image, t);
+    const f = pool.facts;
+    const key = `i\u0000${image.name}\u0000${pool.image.version}\u0000${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}\u0000${kubelet}\u0000${flags.image}`;
+    const step = memo.get(key, () => machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t));
     if (!step) continue;
     steps.push({ component: { kind: 'machine-image', pool: pool.name, image: image.name }, step });
     if (step.to) pool.image = { name: pool.image.name, version: step.to };
   }
   // 2. The control plane (maint/reconciler.go, maintainKubernetesVersion).
   let controlPlane = state.controlPlane;
-  const cp = kubernetesStep(controlPlane, profile.kubernetes.versions, flags.kubernetes, t);
+  const cp = memo.get(`k\u0000${controlPlane}\u0000${flags.kubernetes}`, () => kubernetesStep(controlPlane, profile.kubernetes.versions, flags.kubernetes, t));
   if (cp) {
     steps.push({ component: { kind: 'kubernetes' }, step: cp });
     if (cp.to) controlPlane = cp.to;
@@ -130,7 +164,8 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
   // 3. Pinned pools, capped at the new control plane (maint/reconciler.go, reconcile).
   for (const pool of pools) {
     if (!pool.kubernetes) continue;
-    const step = kubernetesStep(pool.kubernetes, profile.kubernetes.versions, flags.kubernetes, t);
+    const version = pool.kubernetes;
+    const step = memo.get(`k\u0000${version}\u0000${flags.kubernetes}`, () => kubernetesStep(version, profile.kubernetes.versions, flags.kubernetes, t));
     if (!step) continue;
     if (step.to && compareVersions(step.to, controlPlane) > 0) step.to = controlPlane;
     steps.push({ component: { kind: 'kubernetes', pool: pool.name }, step });
@@ -147,6 +182,27 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
   }
   const changed = steps.some((s) => s.step.to !== undefined);
   return changed ? { steps, next } : { steps };
+}
+
+/**
+ * A step depends on the version, the pool's facts, the flag and the classifications at `t`, and
+ * those change only at stage starts: steps are remembered per profile and per span between two
+ * starts, so a fleet costs per distinct version in use, not per Shoot. Callers get copies.
+ */
+const memos = new WeakMap<CloudProfileSpec, Map<string, Step | null>>();
+function stepMemo(profile: CloudProfileSpec, t: number): { get(key: string, compute: () => Step | undefined): Step | undefined } {
+  let memo = memos.get(profile);
+  if (!memo) memos.set(profile, (memo = new Map<string, Step | null>()));
+  const span = firstAtOrAfter(profileStarts(profile), t);
+  const known = memo;
+  return {
+    get(key, compute) {
+      const full = `${span}\u0000${key}`;
+      let step = known.get(full);
+      if (step === undefined) known.set(full, (step = compute() ?? null));
+      return step === null ? undefined : { ...step };
+    },
+  };
 }
 
 function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
