@@ -11,6 +11,8 @@ import type { Component, ForecastEvent } from './types.js';
 interface Pool {
   name: string;
   facts: PoolFacts;
+  /** The facts as a memo key part, built once. */
+  factsKey: string;
   kubernetes?: string;
   image?: { name: string; version: string };
 }
@@ -93,7 +95,7 @@ export function forecastShoot(shoot: Shoot, profile: CloudProfileSpec, now: numb
     const uncertain = uncertainRun(window, t, starts) || uncertainRun(window, t - DAY_MS, starts);
     const failures = new Set<string>();
     for (const { component, step } of run.steps) {
-      const key = step.failure ? `${JSON.stringify(component)}\u0000${step.failure.kind}\u0000${step.from ?? ''}` : undefined;
+      const key = step.failure ? `${componentText(component)}\u0000${step.failure.kind}\u0000${step.from ?? ''}` : undefined;
       if (key) failures.add(key);
       if (key && previousFailures.has(key)) continue;
       events.push({ at: t, windowEnd: windowEndOf(window, t), component, ...step, ...(uncertain ? { uncertain } : {}) });
@@ -116,9 +118,11 @@ export function forecastShoot(shoot: Shoot, profile: CloudProfileSpec, now: numb
 function initialState(shoot: Shoot, profile: CloudProfileSpec): State {
   const pools = (shoot.spec.provider?.workers ?? []).map((w: Worker): Pool => {
     const image = w.machine?.image;
+    const facts = poolFacts(w, profile);
     return {
       name: w.name,
-      facts: poolFacts(w, profile),
+      facts,
+      factsKey: `${facts.architecture}\u0000${facts.cri}\u0000${facts.containerRuntimes.join(',')}\u0000${facts.inPlace}`,
       ...(w.kubernetes?.version ? { kubernetes: w.kubernetes.version } : {}),
       ...(image?.version ? { image: { name: image.name, version: image.version } } : {}),
     };
@@ -148,7 +152,7 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
     }
     const kubelet = pool.kubernetes ?? state.controlPlane;
     const f = pool.facts;
-    const key = `i\u0000${image.name}\u0000${pool.image.version}\u0000${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}\u0000${kubelet}\u0000${flags.image}`;
+    const key = `i\u0000${image.name}\u0000${pool.image.version}\u0000${pool.factsKey}\u0000${kubelet}\u0000${flags.image}`;
     const step = memo.get(key, () => machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t));
     if (!step) continue;
     steps.push({ component: { kind: 'machine-image', pool: pool.name, image: image.name }, step });
@@ -168,6 +172,8 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
     const step = memo.get(`k\u0000${version}\u0000${flags.kubernetes}`, () => kubernetesStep(version, profile.kubernetes.versions, flags.kubernetes, t));
     if (!step) continue;
     if (step.to && compareVersions(step.to, controlPlane) > 0) step.to = controlPlane;
+    // Capped back onto its own version: no step.
+    if (step.to === pool.kubernetes) continue;
     steps.push({ component: { kind: 'kubernetes', pool: pool.name }, step });
     if (step.to) pool.kubernetes = step.to;
   }
