@@ -188,6 +188,20 @@ const rows: Row[] = [
     want: ['2026-09-01 worker pool "w" image gl: forced 2.1 FAILS pool-constraint'],
   },
   {
+    name: "a pool whose current image its own filters reject is forced, as if the version were missing, even with auto-update off",
+    source: 'maint/reconciler.go shouldMachineImageVersionBeUpdated (GARDENER-MAINTENANCE.md §6.1)',
+    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', undefined, undefined, { kubeletVersionConstraint: '< 1.34' }), iv('2.2')])]),
+    shoot: { version: '1.34.1', autoUpdate: OFF, workers: [pool('w', { name: 'gl', version: '2.1' })] },
+    want: ['2026-09-01 worker pool "w" image gl: forced 2.1 → 2.2'],
+  },
+  {
+    name: 'an in-place pool moves only to a version whose minVersionForUpdate it has reached',
+    source: 'maint/helper/helper.go filterForInPlaceUpdateConstraint',
+    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', undefined, undefined, { inPlaceUpdates: { supported: true } }), iv('2.2', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.1' } }), iv('2.3', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.2' } })])]),
+    shoot: { version: '1.34.1', workers: [{ ...pool('w', { name: 'gl', version: '2.1' }), updateStrategy: 'AutoInPlaceUpdate' }] },
+    want: ['2026-09-01 worker pool "w" image gl: auto 2.1 → 2.2', '2026-09-02 worker pool "w" image gl: auto 2.2 → 2.3'],
+  },
+  {
     name: "the dry run rejects a control plane past the image's kubelet constraint: nothing of the run applies (example 9)",
     source: 'plugin/pkg/shoot/validator/admission.go validateKubeletVersion; maint/reconciler.go reconcile',
     profile: spec([k('1.34.3', 'deprecated', '2026-08-01T00:00:00Z'), k('1.35.1')], [img('gl', 'major', [iv('1.0.0', undefined, undefined, { kubeletVersionConstraint: '< 1.35' }), iv('2.0.0', undefined, undefined, { kubeletVersionConstraint: '>= 1.35' })])]),
