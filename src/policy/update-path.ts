@@ -7,7 +7,8 @@
 //    one). `patch`: the next higher minor of the same major that has a qualifying version;
 //    `minor`: the next higher major; `major`: none (end of life). Non-expired versions are
 //    preferred; if only expired ones qualify, the latest of them (another forced update follows).
-// Classifications are taken at `at`, the instant the update runs.
+// Classifications are taken at `at`, the instant the update runs. Step 1 alone is the auto-update
+// target of a Shoot that opted in (kubernetesAutoUpdate, machineImageAutoUpdate; the forecast's).
 import type { SemVer } from 'semver';
 import type { Classification, ExpirableVersion, MachineImage } from './types.js';
 import { classificationAt, parseVersion } from './versions.js';
