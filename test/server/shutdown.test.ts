@@ -233,15 +233,13 @@ for (const delaySeconds of [0, CHART_VALUES.config.server.shutdownDelaySeconds])
     const signalledAt = Date.now();
     s.child.kill('SIGTERM');
     // Readiness, on both ports, until the process is gone.
-    const probes: { webhook: (number | string)[]; probe: (number | string)[] } = { webhook: [], probe: [] };
+    const sent: { at: number; webhook: number | string; probe: number | string }[] = [];
     let exited = false;
     void s.exit.then(() => (exited = true));
     while (!exited) {
-      const [w, p] = await Promise.all([readyz(s.port, s.ca), probeReadyz(s.probePort)]);
-      if (!exited) {
-        probes.webhook.push(w);
-        probes.probe.push(p);
-      }
+      const at = Date.now();
+      const [webhook, probe] = await Promise.all([readyz(s.port, s.ca), probeReadyz(s.probePort)]);
+      if (!exited) sent.push({ at, webhook, probe });
       await sleep(50);
     }
     await Promise.all(all.map((l) => l.stop()));
@@ -253,21 +251,28 @@ for (const delaySeconds of [0, CHART_VALUES.config.server.shutdownDelaySeconds])
     const resets = outcomes.filter((o) => o.error && o.arrived);
     const refused = outcomes.filter((o) => o.error && !o.arrived);
     t.same(resets, [], `0 resets or failures among the requests that arrived (${outcomes.length} sent, ${answered.length} answered, ${refused.length} refused before sending)`);
-    t.ok(
-      refused.every((o) => o.at >= signalledAt + delaySeconds * 1000),
-      'nothing refused during the shutdown delay; only new connections after the listener closed, which never carried a request',
+    // A connection is refused once the listener has closed; one sent just before may reach it
+    // after (the client's own loop is slow on a loaded machine), hence a second of margin.
+    const lateStart = Math.min(closedAt ?? Infinity, signalledAt + delaySeconds * 1000) - 1000;
+    t.same(
+      refused.filter((o) => o.at < lateStart),
+      [],
+      'nothing refused during the shutdown delay; only new connections at or after the listener closed, which never carried a request',
     );
-    // Requests sent once the server had handled the signal.
+    // Requests sent once the server had handled the signal (as this process read its log line).
     const handledAt = s.loggedAt('shutting down') ?? signalledAt;
+    const probes = { webhook: sent.filter((p) => p.at >= handledAt).map((p) => p.webhook), probe: sent.filter((p) => p.at >= handledAt).map((p) => p.probe) };
     const afterSignal = (ls: typeof all) => ls.flatMap((l) => l.outcomes).filter((o) => o.at >= handledAt && o.status === 200);
-    t.ok(afterSignal(loops.keepAlive).length > 0, `kept-alive clients answered after the signal (${afterSignal(loops.keepAlive).length})`);
+    // At delay 0 a kept-alive client gets at most one answer after the signal, maybe none.
+    if (delaySeconds > 0) t.ok(afterSignal(loops.keepAlive).length > 0, `kept-alive clients answered after the signal (${afterSignal(loops.keepAlive).length})`);
     t.ok(
       afterSignal(loops.keepAlive).every((o) => o.connection === 'close'),
       'every answer after the signal says Connection: close, so kept-alive callers reconnect to a pod that stays',
     );
     if (delaySeconds > 0) t.ok(afterSignal(loops.fresh).length > 0, `new connections accepted and answered during the delay (${afterSignal(loops.fresh).length})`);
-    t.ok(probes.probe.length > 0 && probes.probe.every((p) => p === 503 || (typeof p === 'string' && exited)), `the probe port's /readyz answered 503 from the signal until it closed (${[...new Set(probes.probe)].join(' ')})`);
-    t.ok(probes.probe.filter((p) => p === 503).length > 0, 'and did answer');
+    t.ok(probes.probe.every((p) => p === 503 || typeof p === 'string'), `the probe port's /readyz answered 503 from the signal until it closed (${[...new Set(probes.probe)].join(' ')})`);
+    // At delay 0 the drain may be over before a probe is sent: the probe port closes with it.
+    if (delaySeconds > 0) t.ok(probes.probe.filter((p) => p === 503).length > 0, 'and did answer');
     // Once the listener has closed, a new connection is refused, or reset if it was still in the
     // kernel's accept queue: either way before its request was sent.
     t.ok(
