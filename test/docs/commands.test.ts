@@ -57,6 +57,7 @@ const ELSEWHERE: Array<[RegExp, string]> = [
   [/^KUBECONFIG=\S+ (npx )?version-policy check --cluster /, 'needs a cluster: check --cluster runs against the fake API server in test/cli/cluster-state.test.ts'],
   [/^open http/, 'opens a browser on the port-forwarded pages; test/server/ui.test.ts serves them'],
   [/^version-policy explain \[/, 'the synopsis, not a command'],
+  [/^(E2E_\w+=\S+ )*npm run test:e2e\b/, '.ci/run runs the end-to-end suites (they build the real control plane with Go)'],
 ];
 
 const runsHere = (c: DocCommand) => /^(version-policy |certs\/generate\.sh|curl )/.test(c.text) && !/^version-policy explain \[/.test(c.text);
