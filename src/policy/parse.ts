@@ -240,7 +240,7 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
     if (over.length > 0) return { ok: false, errors: capped(over) };
   }
   const validate = validators[kind];
-  if (kind !== 'Shoot') emptyListsAsGardenerSendsThem(raw as { spec?: unknown });
+  if (kind !== 'Shoot') emptyListsAsGardenerSendsThem(raw);
   if (validate(raw)) return { ok: true, object: raw as PolicedObject };
   const seen = new Set<string>();
   const errors: FieldError[] = [];
