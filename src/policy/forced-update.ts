@@ -3,6 +3,7 @@
 // `explain`.
 import type { TimeWindow } from './maintenance.js';
 import { maintenanceWindowOf, nextWindowStart } from './maintenance.js';
+import { firstAtOrAfter } from './sorted.js';
 import type { ForcedUpdate } from './update-path.js';
 import { kubernetesForcedUpdate, machineImageForcedUpdate, strategyOf } from './update-path.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImage, Shoot } from './types.js';
@@ -122,24 +123,12 @@ export class ForcedUpdatePlanner {
 
   plan(shoot: Shoot, use: ShootVersionUse, now: number): ForcedUpdatePlan | undefined {
     return planWith(this.entries, shoot, use, now, (when) => {
-      const key = `${use.kind}\u0000${use.kind === 'machine-image' ? use.image : ''}\u0000${use.version}\u0000${startsBefore(this.starts, when)}`;
+      const key = `${use.kind}\u0000${use.kind === 'machine-image' ? use.image : ''}\u0000${use.version}\u0000${firstAtOrAfter(this.starts, when)}`;
       let update = this.known.get(key);
       if (!update) this.known.set(key, (update = forcedUpdate(this.entries, use, when)));
       return update;
     });
   }
-}
-
-/** How many of the sorted instants lie strictly before `t`: every classification at `t` follows from it. */
-function startsBefore(sorted: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The forced update ahead of a used version; undefined when the version never expires. */

@@ -14,20 +14,7 @@ E2E_BIN="${E2E_BIN:-$("$root/test/e2e/build-binaries.sh")}"
 E2E_GARDENER="${E2E_GARDENER:-$("$root/test/e2e/build-gardener.sh")}"
 export E2E_BIN E2E_GARDENER
 if [[ "${E2E_SKIP_BUILD:-}" != 1 || ! -f "$root/dist/cli/main.js" ]]; then (cd "$root" && npm run --silent build >&2); fi
-E2E_PID_DIR="$(mktemp -d)"
-export E2E_PID_DIR
-cleanup() {
-  local pid
-  for f in "$E2E_PID_DIR"/*; do
-    [[ -e "$f" ]] || continue
-    pid=$(basename "$f")
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "replay: killing leftover $(cat "$f") (pid $pid)" >&2
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-  done
-  rm -rf "$E2E_PID_DIR"
-}
-trap cleanup EXIT
+# shellcheck source=lib/pids.sh
+source "$root/test/e2e/lib/pids.sh" replay
 trap 'exit 130' INT TERM
 "${replay[@]}" "$@"

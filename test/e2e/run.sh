@@ -10,21 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 E2E_BIN="${E2E_BIN:-$(test/e2e/build-binaries.sh)}"
 export E2E_BIN
-E2E_PID_DIR="$(mktemp -d)"
-export E2E_PID_DIR
-cleanup() {
-  local pid
-  for f in "$E2E_PID_DIR"/*; do
-    [[ -e "$f" ]] || continue
-    pid=$(basename "$f")
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "test:e2e: killing leftover $(cat "$f") (pid $pid)" >&2
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-  done
-  rm -rf "$E2E_PID_DIR"
-}
-trap cleanup EXIT
+# shellcheck source=lib/pids.sh
+source test/e2e/lib/pids.sh test:e2e
 [[ -f dist/cli/main.js && "${E2E_SKIP_BUILD:-}" == 1 ]] || npm run --silent build
 suites=()
 for a in "$@"; do [[ "$a" == *.e2e.ts ]] && suites+=("$a"); done

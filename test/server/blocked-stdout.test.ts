@@ -7,28 +7,18 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
 import { request } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
+import { freePort } from '../helpers/free-port.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const STATE = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
 const REVIEW = readFileSync(fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)), 'utf8');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function get(port: number, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {

@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +18,7 @@ import { holdRequest } from '../helpers/partial.js';
 import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
 import { request, review, startServer, type ReviewReply, type TestServer } from '../helpers/server.js';
 import { until as waitFor } from '../helpers/until.js';
+import { freePort } from '../helpers/free-port.js';
 
 async function inFlight(s: TestServer): Promise<number> {
   return (await s.server.metrics.inFlight.get()).values.reduce((sum, v) => sum + v.value, 0);
@@ -97,16 +97,6 @@ interface Served {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function serveCli(t: Test, server: Record<string, unknown>): Promise<Served> {
   const dir = await tempDir(t, 'vp-shutdown-');

@@ -2,6 +2,7 @@
 // takes the window's begin as the run instant; Gardener draws a random one in [begin, end − 15 min).
 import { maintenanceWindowOf, utcSecondOfDay } from '../maintenance.js';
 import type { Shoot } from '../types.js';
+import { firstAtOrAfter } from '../sorted.js';
 
 const DAY_MS = 86_400_000;
 /** Gardener ends the effective window 15 minutes early (gu/shoot.go, EffectiveMaintenanceTimeWindow). */
@@ -43,14 +44,3 @@ export function uncertainRun(window: RunWindow, run: number, sortedStarts: reado
   return i < sortedStarts.length && sortedStarts[i]! < run + window.effectiveLengthS * 1000;
 }
 
-/** Index of the first element ≥ t. */
-export function firstAtOrAfter(sorted: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}

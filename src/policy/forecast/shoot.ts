@@ -4,7 +4,8 @@ import { strategyOf } from '../update-path.js';
 import type { CloudProfileSpec, ExpirableVersion, Shoot, Worker } from '../types.js';
 import { compareVersions, parseVersion, stagesOf } from '../versions.js';
 import { kubeletAccepted, type PoolFacts, poolFacts } from './pool-filter.js';
-import { firstAtOrAfter, nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
+import { firstAtOrAfter } from '../sorted.js';
+import { nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
 import { kubernetesStep, machineImageStep, type Step } from './steps.js';
 import type { Component, ForecastEvent } from './types.js';
 

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../helpers/free-port.js';
 import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../../src/server/tls/self-signed.js';
 import { startProcess, type Started } from './processes.js';
 
@@ -22,17 +22,7 @@ export function binDir(): string {
   return dir;
 }
 
-/** A port nobody listens on now (the kernel's choice; released before the caller binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface HttpReply {
   status: number;
