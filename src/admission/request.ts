@@ -15,10 +15,6 @@ export type MappedRequest =
   | { outcome: 'unpoliced'; warning: string }
   | { outcome: 'malformed'; errors: FieldError[] };
 
-export function isPolicedRequest(req: AdmissionRequest): boolean {
-  return req.kind.group === GARDENER_GROUP && isPolicedKind(req.kind.kind);
-}
-
 export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
   const { group, version, kind } = req.kind;
   if (group !== GARDENER_GROUP || !isPolicedKind(kind)) {

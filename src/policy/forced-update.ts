@@ -94,11 +94,6 @@ function firstByVersion(versions: readonly ExpirableVersion[]): Map<string, Expi
   return out;
 }
 
-/** The profile entry of a used version, or undefined when the profile does not offer it. */
-export function entryOf(profile: CloudProfileSpec, use: Pick<ShootVersionUse, 'kind' | 'version'> & { image?: string }): ExpirableVersion | undefined {
-  return profileEntries(profile).entry(use);
-}
-
 /**
  * The forced updates of every Shoot on one profile. Which version a forced update picks depends
  * only on the used version and on which stage starts lie before the update runs, so the answer is

@@ -36,8 +36,3 @@ export function smallest<T>(items: Iterable<T>, count: number, key: (item: T) =>
   }
   return kept.map((e) => e.item);
 }
-
-/** A value a user wrote, quoted for a message and cut to a readable length. */
-export function quoteValue(value: string, max = 80): string {
-  return JSON.stringify(value.length <= max ? value : `${value.slice(0, max)}…`);
-}

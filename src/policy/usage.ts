@@ -80,8 +80,3 @@ export function describeShootUses(uses: readonly SourcedUse[]): string {
     },
   );
 }
-
-/** Distinct Shoots among `uses`. */
-export function shootCount(uses: readonly VersionUse[]): number {
-  return new Set(uses.map((u) => objectKey(u.shoot))).size;
-}
