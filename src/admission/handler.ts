@@ -1,6 +1,6 @@
 // The admission handler: one AdmissionRequest in, one AdmissionResponse out, plus what the log
 // line and the metrics need. No HTTP here (the server owns transport); no I/O (evaluate is pure).
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../policy/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { FieldError } from '../policy/parse.js';

@@ -4,7 +4,7 @@
 // path changed is reported as the defaults applied.
 import { jsonPatch } from '../admission/patch.js';
 import type { SourcedObject } from '../cluster/object-files.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../policy/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { PolicyRequest } from '../policy/rule.js';

@@ -3,7 +3,7 @@
 // by window; with --proposed, only what the proposed profile changes. Input errors exit 2.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { staticState } from '../cluster/static-state.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../policy/cluster-state.js';
 import { loadConfig } from '../config.js';
 import { diffForecasts, forecastFleet } from '../policy/forecast/index.js';
 import type { PolicedObject } from '../policy/types.js';

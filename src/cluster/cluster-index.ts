@@ -5,7 +5,7 @@
 import type { CloudProfile, Kind, NamespacedCloudProfile, PolicedObject, ProfileRef, Shoot } from '../policy/types.js';
 import { CloudProfileStore, NamespacedProfileStore } from './profile-stores.js';
 import { ShootStore } from './shoot-store.js';
-import type { ClusterState, VersionUse } from './state.js';
+import type { ClusterState, VersionUse } from '../policy/cluster-state.js';
 
 export interface StoreOf {
   CloudProfile: CloudProfileStore;

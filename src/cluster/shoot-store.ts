@@ -4,7 +4,7 @@
 import type { ProfileRef, Shoot } from '../policy/types.js';
 import { effectiveProfileRef, profileRefKey } from '../policy/types.js';
 import { isDeleting } from '../policy/usage.js';
-import type { VersionUse } from './state.js';
+import type { VersionUse } from '../policy/cluster-state.js';
 
 const k8sKey = (version: string) => `k8s\u0000${version}`;
 const imageKey = (image: string, version: string) => `img\u0000${image}\u0000${version}`;

@@ -1,6 +1,6 @@
 // PolicyRequest + ClusterState + Config + now → Decision. Mutate first, then run every enabled
 // rule that applies and collect all violations: the user sees everything at once.
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from './cluster-state.js';
 import type { Config } from '../config.js';
 import { ruleEnabled } from '../config.js';
 import { applyMutatingPath } from './defaulting/index.js';

@@ -1,5 +1,5 @@
 // The contract between evaluate() and the rules: what a rule sees, and what it returns.
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from './cluster-state.js';
 import type { Config } from '../config.js';
 import type {
   CloudProfile,

@@ -1,7 +1,7 @@
 // Who still uses a version or a profile, read through the ClusterState indexes, and how a denial
 // names them. Objects with a deletionTimestamp never count: they are on their way out, and a
 // Shoot that reaches a CloudProfile only through a deleting NamespacedCloudProfile goes with it.
-import type { ClusterState, VersionUse } from '../cluster/state.js';
+import type { ClusterState, VersionUse } from './cluster-state.js';
 import type { NamespacedCloudProfile, ProfileRef } from './types.js';
 import { formatCount, listSome, smallest } from './text.js';
 import { objectKey } from './types.js';

@@ -2,7 +2,7 @@
 // transition, its expiry, whether the defaulting policy manages it and how many Shoots use it;
 // then the Shoots that will be forcibly updated, when and to which version. Pure: the profile,
 // the cluster state and `now` in, the report out (`explain` prints it).
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from './cluster-state.js';
 import type { ShootVersionUse } from './forced-update.js';
 import { describeUse, ForcedUpdatePlanner, placeOf, versionUsesOf } from './forced-update.js';
 import type { TimeWindow } from './maintenance.js';

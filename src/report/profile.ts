@@ -1,6 +1,6 @@
 // One profile as `explain` and the `/profiles` pages see it: a CloudProfile as stored, or a
 // NamespacedCloudProfile merged with its parent from the state, then reported on at `now`.
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../policy/cluster-state.js';
 import { managedVersions } from '../policy/defaulting/managed-annotation.js';
 import { mergeNamespacedProfile } from '../policy/merge.js';
 import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile } from '../policy/types.js';

@@ -3,7 +3,7 @@
 // window. A pure function of the profiles, the cluster state, now and the window, shared by
 // `explain --output html` and the server's /profiles pages.
 import { clip as clipWarning, MAX_WARNING_BYTES, MAX_WARNINGS } from '../policy/warnings/budget.js';
-import type { ClusterState } from '../cluster/state.js';
+import type { ClusterState } from '../policy/cluster-state.js';
 import { staticState } from '../cluster/static-state.js';
 import type { ForcedUpdateRow, ProfileReport } from '../policy/version-report.js';
 import { formatInstant } from '../policy/versions.js';

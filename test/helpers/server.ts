@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { ClusterState } from '../../src/cluster/state.js';
+import type { ClusterState } from '../../src/policy/cluster-state.js';
 import { buildServer, type WebhookServer } from '../../src/server/app.js';
 import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';

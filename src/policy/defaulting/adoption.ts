@@ -1,6 +1,6 @@
 // adoptExisting: whether DEFAULT-LIFECYCLE takes over the plain versions a profile already has,
 // and how many Shoots run each of them, so none expires at short notice.
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import type { Config } from '../../config.js';
 import { parseDuration } from '../duration.js';
 import type { NamespacedCloudProfile } from '../types.js';

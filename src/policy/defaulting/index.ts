@@ -2,7 +2,7 @@
 // before validating ones: DEFAULT-GARDENER, then DEFAULT-LIFECYCLE. Only CloudProfiles are
 // mutated (Gardener defaults nothing on NamespacedCloudProfiles, and an NCP override may carry
 // nothing but an expirationDate).
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import type { Config } from '../../config.js';
 import { ruleEnabled } from '../../config.js';
 import type { PolicyRequest } from '../rule.js';

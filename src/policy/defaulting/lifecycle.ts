@@ -2,7 +2,7 @@
 // plain versions new to the profile and the versions it defaulted earlier (recorded in an
 // annotation), and, only with adoptExisting, plain versions the profile already had; every other
 // version is the operator's and is only read.
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import type { Config } from '../../config.js';
 import { parseDuration } from '../duration.js';
 import type { CloudProfile, ExpirableVersion } from '../types.js';

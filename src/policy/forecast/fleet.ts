@@ -1,6 +1,6 @@
 // The forecast of every Shoot in a state: each on its effective profile (a NamespacedCloudProfile
 // merged with its parent, ncp/reconciler.go MergeCloudProfiles), deleting Shoots skipped.
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import { mergeNamespacedProfile } from '../merge.js';
 import type { CloudProfileSpec } from '../types.js';
 import { effectiveProfileRef, objectKey, type ProfileRef, profileRefKey } from '../types.js';

@@ -2,7 +2,7 @@
 // deleted (POLICY.md; Gardener reference §2). Stricter than Gardener: worker-pool Kubernetes
 // versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
-import type { VersionUse } from '../../cluster/state.js';
+import type { VersionUse } from '../cluster-state.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
 import { objectKey } from '../types.js';

@@ -4,7 +4,7 @@
 // expired only where Gardener's forced updates need it: a worker pool moving to the control
 // plane's current version, or a machine image that does not go below the pool's current one.
 import semver from 'semver';
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import type { Rule, ShootContext, Violation } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { effectiveProfileRef } from '../types.js';

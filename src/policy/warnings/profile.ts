@@ -3,7 +3,7 @@
 // so they cost the same for 10 Shoots as for 100,000. Each is one warning per version, grouped per
 // list when the budget needs the room. Each says its conclusion and its object first: kube-apiserver
 // cuts a warning at 256 characters.
-import type { ClusterState } from '../../cluster/state.js';
+import type { ClusterState } from '../cluster-state.js';
 import { withExpiration } from '../merge.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';

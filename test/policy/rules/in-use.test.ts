@@ -2,7 +2,7 @@
 // cluster state it meets, and the IN-USE violations expected (by the words they must contain).
 import t from 'tap';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
-import type { ClusterState } from '../../../src/cluster/state.js';
+import type { ClusterState } from '../../../src/policy/cluster-state.js';
 import { evaluate, NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { Decision, Violation } from '../../../src/policy/rule.js';
 import type { CloudProfile, NamespacedCloudProfile, PolicedObject, Shoot } from '../../../src/policy/types.js';

@@ -1,7 +1,7 @@
-// What the policy may know about the cluster. Read-only; implemented from static files
-// (static-state.ts) and from informer caches (informers). The indexes make a removal check cost
+// What the policy may know about the cluster: the port the rules read, owned here and implemented
+// in cluster/ (static-state.ts, informers). The indexes make a removal check cost
 // O(removed versions × users), never O(all Shoots).
-import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
+import type { CloudProfile, NamespacedCloudProfile, ProfileRef, Shoot } from './types.js';
 
 /** One place a Shoot uses a version. */
 export type VersionUse =
