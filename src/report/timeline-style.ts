@@ -53,6 +53,12 @@ svg.chart { display: block; width: 100%; height: auto; }
 .forced .fails { color: #a33b00; font-weight: 700; }
 .forced .date { font-weight: 700; white-space: nowrap; }
 .forced .details { color: #4a4a4a; font-size: 12px; }
+.index { border-collapse: collapse; margin-top: 10px; }
+.index th, .index td { text-align: left; padding: 4px 12px 4px 0; border-bottom: 1px solid #dedede; }
+.index th { border-bottom: 2px solid #8c8c8c; }
+.index .n { text-align: right; font-variant-numeric: tabular-nums; }
+.index .forced.nonzero { font-weight: 700; }
+.index .failing.nonzero { color: #a33b00; font-weight: 700; }
 footer { margin-top: 28px; color: #6b6b6b; font-size: 12px; }
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }

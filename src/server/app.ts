@@ -44,6 +44,8 @@ export interface ServerOptions {
    * (`server.probePort` 0); with one, the probe port serves it and the TLS port does not.
    */
   serveMetrics?: boolean;
+  /** The fleet forecast the /profiles index counts from, when the pages are on this port. */
+  forecast?: ProfilePagesOptions['forecast'];
   /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
   eventLoopWindowMs?: number;
 }
@@ -122,7 +124,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   registerProbes(app, readiness);
   if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
   // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
-  if (config.server.ui.enabled && config.server.probePort === 0) registerProfilePages(app, { state: opts.state, now });
+  if (config.server.ui.enabled && config.server.probePort === 0) registerProfilePages(app, { state: opts.state, now, ...(opts.forecast ? { forecast: opts.forecast } : {}) });
 
   let watchdog: EventLoopWatchdog | undefined;
   app.addHook('onClose', (_app, done) => {

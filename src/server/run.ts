@@ -8,6 +8,8 @@ import { loadStaticState } from '../cluster/static-state.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { buildProbeServer, buildServer, urlOf } from './app.js';
+import { registerForecastMetrics } from './forecast-metrics.js';
+import { ForecastRefresher } from './forecast-refresh.js';
 import { createMetrics, type WebhookMetrics } from './metrics.js';
 import type { CertificateSource } from './tls/certificate-source.js';
 import { writeDevCertificates } from './tls/dev-certificates.js';
@@ -155,11 +157,15 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     throw err;
   }
   const { source, devCA } = certificates;
-  const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0 });
+  // The fleet forecast behind the forecast gauges and the /profiles counts, off the admission path.
+  const forecast = opts.withoutClusterState ? undefined : new ForecastRefresher({ state: cluster.state, now: Date.now });
+  if (forecast) registerForecastMetrics(metrics.registry, forecast);
+  forecast?.start();
+  const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0, ...(forecast ? { forecast } : {}) });
   server.readiness.waitsForState = cluster.readinessWaits;
   trackCertificateExpiry(metrics.certificateExpiry, source);
   if (source.notReadyReason) server.readiness.conditions.push(() => source.notReadyReason?.());
-  const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now } } : {};
+  const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now, ...(forecast ? { forecast } : {}) } } : {};
   const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server, ...pages }) : undefined;
 
   let url: string;
@@ -167,7 +173,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     url = await server.listen();
     await probes?.listen({ host: config.server.host, port: config.server.probePort });
   } catch (err) {
-    await Promise.allSettled([server.app.close(), probes?.close(), source.close(), cluster.stop()]);
+    await Promise.allSettled([server.app.close(), probes?.close(), source.close(), forecast?.stop(), cluster.stop()]);
     throw new ListenError(`cannot listen on ${config.server.host}:${config.server.port}${probes ? ` (probes: ${config.server.probePort})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const probeUrl = probes ? urlOf('http', probes) : undefined;
@@ -188,7 +194,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     ...(probeUrl ? { probeUrl } : {}),
     async stop(graceMs, delayMs) {
       const result = await server.shutdown(graceMs, delayMs);
-      await Promise.allSettled([probes?.close(), source.close(), cluster.stop()]);
+      await Promise.allSettled([probes?.close(), source.close(), forecast?.stop(), cluster.stop()]);
       return result;
     },
   };

@@ -10,10 +10,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClusterState } from '../policy/cluster-state.js';
 import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
-import { clip, html } from '../report/html-template.js';
+import { type ForecastCounts, renderIndexPage } from '../report/index-page.js';
 import { MissingParentError } from '../report/profile.js';
 import { PAGE_CSP, renderProfilesPage } from '../report/timeline-page.js';
-import { PAGE_CSS } from '../report/timeline-style.js';
 import { parseWindowBound, resolveWindow, type TimelineWindow, WindowError } from '../report/window.js';
 
 /** Whether a URL is one of the pages' (a 404 there says where the pages are, or how to turn them on). */
@@ -30,6 +29,8 @@ export interface ProfilePagesOptions {
   state: ClusterState;
   /** The server clock (epoch ms). */
   now: () => number;
+  /** The server's fleet forecast, for the index's counts (forecast-refresh.ts); without it they are blank. */
+  forecast?: { latest(): ForecastCounts | undefined };
   /** A monotonic clock in ms, for the render budget and the page cache (tests inject one). */
   monotonic?: () => number;
 }
@@ -42,8 +43,6 @@ const RENDER_SHARE = 0.2;
 /** ...counting only builds long enough to delay a review noticeably; a small profile is never refused. */
 const RENDER_FREE_MS = 100;
 
-/** The list shows at most this many profiles; a landscape has tens. */
-const MAX_LISTED = 2000;
 const PATHS = ['/profiles', '/profiles/:name', '/profiles/:namespace/:name'];
 
 const SECURITY_HEADERS = {
@@ -61,7 +60,7 @@ interface PageRequest {
 export function registerProfilePages(app: FastifyInstance, opts: ProfilePagesOptions): void {
   const budget = new RenderBudget(opts.monotonic ?? (() => performance.now()));
   // HEAD comes with every GET route (fastify's exposeHeadRoutes); everything else is refused.
-  app.get('/profiles', (_req, reply) => whenSynced(opts.state, reply, () => sendHtml(reply, listPage(opts.state))));
+  app.get('/profiles', (_req, reply) => whenSynced(opts.state, reply, () => sendHtml(reply, renderIndexPage(opts.state, opts.forecast?.latest(), opts.now()))));
   app.get<PageRequest>('/profiles/:name', (req, reply) => whenSynced(opts.state, reply, () => profilePage(req, reply, opts, budget, opts.state.cloudProfile(req.params.name!))));
   app.get<PageRequest>('/profiles/:namespace/:name', (req, reply) =>
     whenSynced(opts.state, reply, () => profilePage(req, reply, opts, budget, opts.state.namespacedCloudProfile(req.params.namespace!, req.params.name!))),
@@ -136,27 +135,6 @@ class RenderBudget {
     this.pages.set(key, { page, until: end + PAGE_TTL_MS });
     return page;
   }
-}
-
-/** CloudProfiles, then NamespacedCloudProfiles as namespace/name, each linking to its page. */
-function listPage(state: ClusterState): string {
-  const cloud: string[] = [];
-  const namespaced: Array<[string, string]> = [];
-  for (const p of state.allProfiles()) {
-    if (p.kind === 'CloudProfile') cloud.push(p.metadata.name);
-    else namespaced.push([p.metadata.namespace, p.metadata.name]);
-  }
-  cloud.sort();
-  namespaced.sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]));
-  const links = [
-    ...cloud.map((name) => ({ href: `profiles/${encodeURIComponent(name)}`, text: name, kind: 'CloudProfile' })),
-    ...namespaced.map(([ns, name]) => ({ href: `profiles/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`, text: `${ns}/${name}`, kind: 'NamespacedCloudProfile' })),
-  ];
-  const items = links.slice(0, MAX_LISTED).map((l) => html`<li class="profile-link" data-kind="${l.kind}"><a href="${l.href}">${clip(l.text, 300)}</a> <span class="more">${l.kind}</span></li>`);
-  const more = links.length > MAX_LISTED ? html`<p class="more">and ${links.length - MAX_LISTED} more</p>` : null;
-  return `<!doctype html>\n${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Profiles</title><style>${PAGE_CSS}</style></head>
-<body><main><h1>Profiles</h1><p class="meta">The version timeline of each CloudProfile and NamespacedCloudProfile in the cluster state.</p>
-${links.length === 0 ? html`<p>No profiles in the cluster state.</p>` : html`<ul>${items}</ul>${more}`}</main></body></html>`.value}\n`;
 }
 
 function sendHtml(reply: FastifyReply, page: string): FastifyReply {

@@ -57,6 +57,10 @@ t.test('prometheusRule: errors, caller failures, latency against the timeout, ca
     'VersionPolicyClusterStateNotSynced',
     'VersionPolicyClusterStateStale',
     'VersionPolicyDown',
+    'VersionPolicyForcedUpdateWithin7Days',
+    'VersionPolicyForcedUpdatesWithin30Days',
+    'VersionPolicyForecastStale',
+    'VersionPolicyMaintenanceWillFail',
     'VersionPolicyWebhookCallsFailing',
     'VersionPolicyWebhookErrors',
     'VersionPolicyWebhookSlow',
@@ -67,8 +71,15 @@ t.test('prometheusRule: errors, caller failures, latency against the timeout, ca
   t.match(rules.VersionPolicyWebhookSlow!.expr, /histogram_quantile\(0\.99, .*version_policy_admission_duration_seconds_bucket.*\) > 5$/, 'p99 over half of timeoutSeconds (10 s)');
   t.match(rules.VersionPolicyClusterStateNotSynced!.expr, `version_policy_cluster_informer_synced{${sel}}) == 0`);
   t.match(rules.VersionPolicyClusterStateStale!.expr, `version_policy_cluster_state_age_seconds{${sel}}) > 300`);
+  // The forecast's: one rule per gauge, the max over replicas (each computes the same forecast).
+  t.match(rules.VersionPolicyForcedUpdateWithin7Days!.expr, `max by (profile, image, version) (version_policy_forecast_forced_update_shoots{${sel},within="7d"}) > 0`);
+  t.match(rules.VersionPolicyForcedUpdatesWithin30Days!.expr, `version_policy_forecast_forced_update_shoots{${sel},within="30d"}`);
+  t.match(rules.VersionPolicyMaintenanceWillFail!.expr, `version_policy_forecast_failure_shoots{${sel}}) > 0`);
+  t.match(rules.VersionPolicyForecastStale!.expr, `version_policy_forecast_age_seconds{${sel}}) > 1800`);
+  t.match(rules.VersionPolicyForcedUpdateWithin7Days!.annotations.summary, '{{ if $labels.image }}image {{ $labels.image }}{{ else }}Kubernetes{{ end }} {{ $labels.version }}', 'names the version for Prometheus to fill in');
   for (const x of Object.values(rules)) {
-    t.ok(['critical', 'warning'].includes(x.labels.severity), `${x.alert} has a severity`);
+    // info: a forced update a month away is a note, not a page.
+    t.ok(['critical', 'warning', 'info'].includes(x.labels.severity), `${x.alert} has a severity`);
     t.ok(x.annotations.summary && x.annotations.description, `${x.alert} says what it means`);
   }
   const custom = await render({ set: ['prometheusRule.enabled=true', 'prometheusRule.selector=job="vp"'] });

@@ -88,6 +88,28 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   t.same([head.status, head.text, head.headers['x-content-type-options']], [200, '', 'nosniff'], 'HEAD: headers, no body');
 });
 
+t.test('the index: each profile with its versions, Shoots, forced updates within 30 days and predicted failures', async (t) => {
+  const state = await loadStaticState([DEMO]);
+  const cells = (page: string) =>
+    byClass(parsePage(page).document, 'profile-link').map((row) => [
+      attr(row, 'data-name'),
+      ...['versions', 'shoots', 'forced', 'failing'].map((c) => attr(one(row, (e) => hasClass(e, c), c), 'data-count')),
+    ]);
+  const now = Date.parse('2026-09-01T00:00:00Z');
+  const before = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => now, forecast: { latest: () => undefined } } });
+  t.teardown(() => before.close());
+  const pending = (await before.inject({ method: 'GET', url: '/profiles' })).body;
+  // aws lists 11 versions (Kubernetes and images); the NCP only changes an expiry of its parent's.
+  t.same(cells(pending), [['aws', '11', '3', '', ''], ['garden-dev/aws-extended', '11', '1', '', '']], 'before the first forecast: counts of the state, the forecast ones blank');
+  t.match(pending, 'The forecast counts come once the first fleet forecast is made');
+  const forecast = { latest: () => ({ at: now - 120_000, byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]) }) };
+  const after = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => now, forecast } });
+  t.teardown(() => after.close());
+  const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
+  t.same(cells(page), [['aws', '11', '3', '2', '1'], ['garden-dev/aws-extended', '11', '1', '0', '0']]);
+  t.match(page, '(2 min ago)', 'says how old the forecast is');
+});
+
 t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) => {
   const state = await loadStaticState([DEMO]);
   const s = await startServer({ state, config: UI_ON });

@@ -2,23 +2,35 @@
 // merged with its parent, ncp/reconciler.go MergeCloudProfiles), deleting Shoots skipped.
 import type { ClusterState } from '../cluster-state.js';
 import { mergeNamespacedProfile } from '../merge.js';
-import type { CloudProfileSpec } from '../types.js';
+import type { CloudProfileSpec, Shoot } from '../types.js';
 import { effectiveProfileRef, objectKey, type ProfileRef, profileRefKey } from '../types.js';
 import { forecastShoot } from './shoot.js';
-import type { Forecast } from './types.js';
+import type { Forecast, ShootForecast } from './types.js';
 
 const DAY_MS = 86_400_000;
 
+/** One Shoot's outcome: its forecast, or why it has none. */
+export type ShootOutcome = { object: Shoot; forecast: ShootForecast } | { object: Shoot; skipped: { shoot: string; why: string } };
+
 export function forecastFleet(state: ClusterState, now: number, days: number): Forecast {
   const until = now + days * DAY_MS;
-  const specs = new Map<string, CloudProfileSpec | undefined>();
   const out: Forecast = { now, until, shoots: [], skipped: [] };
+  for (const o of forecastEach(state, now, until)) {
+    if ('forecast' in o) out.shoots.push(o.forecast);
+    else out.skipped.push(o.skipped);
+  }
+  return out;
+}
+
+/** Shoot by Shoot, in key order, so a caller can pause between them (the server does: forecast-refresh.ts). */
+export function* forecastEach(state: ClusterState, now: number, until: number): Generator<ShootOutcome> {
+  const specs = new Map<string, CloudProfileSpec | undefined>();
   const shoots = [...state.allShoots()].sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
   for (const shoot of shoots) {
     const key = objectKey(shoot);
     // Only Shoots being deleted are skipped (maint/reconciler.go, Reconcile).
     if (shoot.metadata.deletionTimestamp) {
-      out.skipped.push({ shoot: key, why: 'being deleted' });
+      yield { object: shoot, skipped: { shoot: key, why: 'being deleted' } };
       continue;
     }
     const ref = effectiveProfileRef(shoot);
@@ -26,13 +38,12 @@ export function forecastFleet(state: ClusterState, now: number, days: number): F
     if (!specs.has(refKey)) specs.set(refKey, ref ? effectiveSpec(state, ref) : undefined);
     const spec = specs.get(refKey);
     if (!ref || !spec) {
-      out.skipped.push({ shoot: key, why: ref ? `its profile ${refKey} is not in the state` : 'it names no profile' });
+      yield { object: shoot, skipped: { shoot: key, why: ref ? `its profile ${refKey} is not in the state` : 'it names no profile' } };
       continue;
     }
     const { window, events } = forecastShoot(shoot, spec, now, until);
-    out.shoots.push({ shoot: key, profile: refKey, window: window.text, events });
+    yield { object: shoot, forecast: { shoot: key, profile: refKey, window: window.text, events } };
   }
-  return out;
 }
 
 function effectiveSpec(state: ClusterState, ref: ProfileRef): CloudProfileSpec | undefined {
@@ -41,4 +52,3 @@ function effectiveSpec(state: ClusterState, ref: ProfileRef): CloudProfileSpec |
   const parent = ncp?.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(ncp.spec.parent.name) : undefined;
   return ncp && parent ? mergeNamespacedProfile(parent.spec, ncp.spec) : undefined;
 }
-
