@@ -54,7 +54,7 @@ const ELSEWHERE: Array<[RegExp, string]> = [
   [/^npm ci && npm (start|test)$/, 'test/scripts/node22.test.ts runs the demo script with the machine\'s Node; .ci/run runs both'],
   [/^npm ci && npm run build$/, 'every test run builds first'],
   [/^(kubectl|helm) /, 'needs a cluster: the chart tests render what it would act on'],
-  [/^KUBECONFIG=\S+ (npx )?version-policy check --cluster /, 'needs a cluster: check --cluster runs against the fake API server in test/cli/cluster-state.test.ts'],
+  [/^KUBECONFIG=\S+ (npx )?version-policy check --cluster /, 'needs a cluster: test/e2e/kube-apiserver.e2e.ts (ciReader) runs it with the chart\'s CI identity against the real kube-apiserver'],
   [/^open http/, 'opens a browser on the port-forwarded pages; test/server/ui.test.ts serves them'],
   [/^version-policy explain \[/, 'the synopsis, not a command'],
   [/^(E2E_\w+=\S+ )*npm run test:e2e\b/, '.ci/run runs the end-to-end suites (they build the real control plane with Go)'],

@@ -3,15 +3,17 @@
 // `version-policy serve` with informers. Each scenario asserts what kubectl printed and what the
 // API server stored. Run by `npm run test:e2e` (test/e2e/run.sh); one scenario alone:
 // `npm run test:e2e -- --grep "dry run"`.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { docExamples, webhookNames, type Example } from '../helpers/doc-examples.js';
 import { NOW_ISO } from '../helpers/objects.js';
-import { httpsCall, waitFor } from './lib/control-plane.js';
+import { binDir, httpsCall, waitFor } from './lib/control-plane.js';
+import { Kubectl, run } from './lib/kubectl.js';
 import { objectsOf, PROBE_PROFILE, startSuite, type Suite } from './lib/suite.js';
-import type { K8sObject, WebhookProcess } from './lib/webhook.js';
+import { CLI, NAMESPACE, renderChart, type K8sObject, type WebhookProcess } from './lib/webhook.js';
+import { CLEAN_ENV } from '../helpers/run-cli.js';
 
 const FROZEN_CLOCK = fileURLToPath(new URL('./lib/frozen-clock.mjs', import.meta.url));
 const frozenAt = (iso: string) => ({ NODE_OPTIONS: `--import=${FROZEN_CLOCK}`, E2E_FROZEN_NOW: iso });
@@ -66,6 +68,53 @@ t.test('the chart RBAC is enough for the informers and no more', async (t) => {
     for (const verb of ['create', 'update', 'delete']) t.equal((await as(verb, r)).stdout.trim(), 'no', `no ${verb} on ${r}`);
   }
   t.equal((await as('list', 'secrets')).stdout.trim(), 'no', 'no secrets across namespaces');
+});
+
+t.test('ciReader: the chart\'s CI identity exports the state and fails an in-use removal, and can do nothing else', async (t) => {
+  const reader = (await renderChart(['ciReader.enabled=true'])).objects.filter((o) => o.metadata.name === 'version-policy-ci');
+  t.same(reader.map((o) => o.kind).sort(), ['ClusterRole', 'ClusterRoleBinding', 'ServiceAccount']);
+  const applied = await admin.apply(reader);
+  t.equal(applied.code, 0, `applied\n${applied.stderr}`);
+
+  // The kubeconfig exactly as docs/cluster-state.md makes it.
+  const kc = join(cp.dir, 'ci.kubeconfig');
+  const ca = join(cp.dir, 'garden-ca.crt');
+  await writeFile(ca, cp.caPem);
+  const token = (await admin.ok(['-n', NAMESPACE, 'create', 'token', 'version-policy-ci', '--duration=1h'])).trim();
+  for (const args of [
+    ['set-cluster', 'garden', `--server=${cp.server}`, `--certificate-authority=${ca}`, '--embed-certs'],
+    ['set-credentials', 'ci', `--token=${token}`],
+    ['set-context', 'ci', '--cluster=garden', '--user=ci'],
+    ['use-context', 'ci'],
+  ]) t.equal((await run(join(binDir(), 'kubectl'), ['config', ...args, `--kubeconfig=${kc}`])).code, 0, `kubectl config ${args[0]}`);
+
+  const ci = new Kubectl(kc);
+  const can = async (verb: string, resource: string) => (await ci.run(['auth', 'can-i', verb, resource, '--all-namespaces'])).stdout.trim();
+  for (const r of ['shoots.core.gardener.cloud', 'cloudprofiles.core.gardener.cloud', 'namespacedcloudprofiles.core.gardener.cloud']) {
+    for (const verb of ['get', 'list']) t.equal(await can(verb, r), 'yes', `${verb} ${r}`);
+    for (const verb of ['watch', 'create', 'update', 'patch', 'delete']) t.equal(await can(verb, r), 'no', `no ${verb} on ${r}`);
+  }
+  t.equal(await can('list', 'secrets'), 'no', 'no Secrets');
+
+  await suite.reset();
+  await suite.seed([profile('ci-fleet', [{ version: '1.31.2', classification: 'supported' }, { version: '1.30.5', classification: 'deprecated', expirationDate: far }]), shoot('garden-ci', 'uses-130', 'ci-fleet', '1.30.5')]);
+  const cli = (args: string[]) => run(process.execPath, [CLI, ...args], { env: { ...CLEAN_ENV, KUBECONFIG: kc } });
+  const exported = await cli(['state', 'export', '--cluster']);
+  t.equal(exported.code, 0, `state export --cluster with the CI kubeconfig\n${exported.stderr}`);
+  t.match(exported.stdout, /name: uses-130/, 'the snapshot holds the Shoot');
+  t.notMatch(exported.stdout, /managedFields|resourceVersion|uid:/, 'and none of the server\'s bookkeeping');
+  const landscape = join(cp.dir, 'landscape.yaml');
+  const change = join(cp.dir, 'ci-fleet.yaml');
+  await writeFile(landscape, exported.stdout);
+  await writeFile(change, JSON.stringify(profile('ci-fleet', [{ version: '1.31.2', classification: 'supported' }])));
+  for (const source of [['--state', landscape], ['--cluster']]) {
+    const res = await cli(['check', ...source, '--require-state', change]);
+    t.equal(res.code, 1, `check ${source[0]} denies the removal of the version the Shoot runs\n${res.stdout}${res.stderr}`);
+    t.match(res.stdout, /\[IN-USE\].*shoot 'garden-ci\/uses-130'/, 'naming the Shoot');
+  }
+  await admin.ok(['delete', 'shoot', 'uses-130', '-n', 'garden-ci', '--wait=true']);
+  const freed = await cli(['check', '--cluster', '--require-state', change]);
+  t.equal(freed.code, 0, `once the Shoot is gone the same change passes\n${freed.stdout}${freed.stderr}`);
 });
 
 t.test('docs/rules.md and docs/defaulting.md, applied with kubectl', async (t) => {
@@ -143,7 +192,7 @@ t.test('every rule ID with a documented denial was applied for real', async (t) 
   const { examples } = await docExamples();
   const denied = new Set(examples.filter((e) => e.blocks.denied !== undefined).map((e) => e.rule));
   const mutating = new Set(examples.filter((e) => e.blocks.sent !== undefined).map((e) => e.rule));
-  const { RULE_IDS } = await import('../../src/policy/rule.js');
+  const { RULE_IDS } = await import('../../src/policy/rules/index.js');
   for (const id of RULE_IDS) t.ok(denied.has(id) || mutating.has(id), `${id} has a denial or a stored default in the docs, applied above`);
 });
 
