@@ -4,6 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { allowanceFor, limitErrors } from './limits.js';
+import { memo } from './memo.js';
 import { formatCount } from './text.js';
 import type { Kind, PolicedObject } from './types.js';
 import { GROUP_VERSION } from './types.js';
@@ -86,23 +87,9 @@ const envelope = (kind: Kind, namespaced: boolean, spec: object) => ({
   },
 });
 
-/**
- * ajv-formats' RFC 3339 check, remembered per string. A profile repeats the same few hundred
- * timestamps, and an UPDATE carries it twice: checking each anew was most of the schema check's
- * time and allocation on a large profile. Bounded like the version caches.
- */
+/** ajv-formats' RFC 3339 check, remembered: a profile repeats the same few hundred timestamps, twice in an UPDATE. */
 function remembered(format: { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined }) {
-  const known = new Map<string, boolean>();
-  const validate = (s: string): boolean => {
-    let valid = known.get(s);
-    if (valid === undefined) {
-      valid = format.validate(s);
-      if (known.size > 10_000) known.clear();
-      known.set(s, valid);
-    }
-    return valid;
-  };
-  return { ...format, validate };
+  return { ...format, validate: memo(10_000, (s: string) => format.validate(s)) };
 }
 
 const schemas: Record<Kind, object> = {

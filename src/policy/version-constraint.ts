@@ -3,6 +3,8 @@
 // `[operator] version` terms separated by commas or spaces; `a - b` hyphen ranges; versions may
 // carry a `v`, wildcards (x, X, *), a pre-release and build metadata. The empty string is invalid.
 
+import { memo } from './memo.js';
+
 const OPERATOR = '(?:!=|>=|=>|<=|=<|~>|[=<>~^])?';
 const PART = '(?:[0-9]+|[xX*])';
 const IDENTS = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*';
@@ -14,15 +16,10 @@ const TERM = `${OPERATOR}\\s*${VERSION}`;
 // Terms need a separator, which keeps the match linear (no ambiguous splits of "111").
 const ALTERNATIVE = new RegExp(`^\\s*${TERM}(?:(?:\\s*,\\s*|\\s+)${TERM})*\\s*,?\\s*$`);
 
-const cache = new Map<string, boolean>();
-
-export function isValidVersionConstraint(constraint: string): boolean {
-  let valid = cache.get(constraint);
-  if (valid === undefined) {
-    const rewritten = constraint.replace(HYPHEN_RANGE, ' >= $1, <= $2 ');
-    valid = rewritten.split('||').every((alternative) => ALTERNATIVE.test(alternative));
-    if (cache.size > 10_000) cache.clear();
-    cache.set(constraint, valid);
-  }
-  return valid;
-}
+/** Whether Gardener would accept the string as a `kubeletVersionConstraint`. */
+export const isValidVersionConstraint: (constraint: string) => boolean = memo(10_000, (constraint: string) =>
+  constraint
+    .replace(HYPHEN_RANGE, ' >= $1, <= $2 ')
+    .split('||')
+    .every((alternative) => ALTERNATIVE.test(alternative)),
+);

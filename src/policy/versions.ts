@@ -2,6 +2,7 @@
 // Every instant is epoch milliseconds; an instant counts as reached only when strictly before `now`.
 import semver from 'semver';
 import type { Classification, ExpirableVersion, LifecycleStage } from './types.js';
+import { memo } from './memo.js';
 import { STAGE_ORDER } from './types.js';
 
 /** Gardener's Kubernetes version format: strictly X.Y.Z, no `v`, no suffix. */
@@ -17,17 +18,8 @@ export function isStrictKubernetesVersion(version: string): boolean {
 const LENIENT_PATTERN =
   /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
-const parsedCache = new Map<string, semver.SemVer | null>();
-
 /** Parses a version the lenient way Gardener parses machine-image versions; undefined if it cannot. */
-export function parseVersion(version: string): semver.SemVer | undefined {
-  const cached = parsedCache.get(version);
-  if (cached !== undefined) return cached ?? undefined;
-  const parsed = parseUncached(version);
-  if (parsedCache.size > 50_000) parsedCache.clear();
-  parsedCache.set(version, parsed ?? null);
-  return parsed;
-}
+export const parseVersion: (version: string) => semver.SemVer | undefined = memo(50_000, parseUncached);
 
 function parseUncached(version: string): semver.SemVer | undefined {
   const m = LENIENT_PATTERN.exec(version);
@@ -51,22 +43,11 @@ export function compareVersions(a: string, b: string): number {
   return pa.compare(pb);
 }
 
-const minorCache = new Map<string, string | null>();
-
-/**
- * `major.minor` of a version, or undefined if it does not parse. Remembered per version like the
- * parse itself: rules group every version by minor on every review, and a new string per call
- * was a twentieth of what a large profile's UPDATE allocated. Bounded like the caches above.
- */
-export function minorKey(version: string): string | undefined {
-  const cached = minorCache.get(version);
-  if (cached !== undefined) return cached ?? undefined;
+/** `major.minor` of a version, or undefined if it does not parse; remembered, as rules group every version by minor on every review. */
+export const minorKey: (version: string) => string | undefined = memo(50_000, (version: string) => {
   const p = parseVersion(version);
-  const minor = p ? `${p.major}.${p.minor}` : undefined;
-  if (minorCache.size > 50_000) minorCache.clear();
-  minorCache.set(version, minor ?? null);
-  return minor;
-}
+  return p ? `${p.major}.${p.minor}` : undefined;
+});
 
 /**
  * The versions of `from` that `into` does not list, in `from`'s order. Most UPDATEs keep every
@@ -96,37 +77,16 @@ export function latestVersion<T extends { version: string }>(versions: readonly 
   return best;
 }
 
-const instantCache = new Map<string, number>();
+// Date.parse dominates the time rules on large profiles; the same stamps recur in every request.
+const parsedInstant = memo(50_000, Date.parse);
 
 /** RFC 3339 → epoch ms; NaN when absent or unparseable. */
 export function parseInstant(value: string | undefined): number {
-  if (value === undefined) return Number.NaN;
-  // Date.parse dominates the time rules on large profiles; the same stamps recur in every request.
-  let ms = instantCache.get(value);
-  if (ms === undefined) {
-    if (instantCache.size > 50_000) instantCache.clear();
-    ms = Date.parse(value);
-    instantCache.set(value, ms);
-  }
-  return ms;
+  return value === undefined ? Number.NaN : parsedInstant(value);
 }
 
-const formattedCache = new Map<number, string>();
-
-/**
- * Epoch ms → RFC 3339 (`2026-11-26T00:00:00Z`; milliseconds only when there are some). Remembered:
- * a review formats the same few dates once per version (defaulted expiries, warnings), and a Date
- * plus two strings per call was a tenth of a /mutate review. Bounded like the caches above.
- */
-export function formatInstant(ms: number): string {
-  let text = formattedCache.get(ms);
-  if (text === undefined) {
-    if (formattedCache.size > 10_000) formattedCache.clear();
-    text = new Date(ms).toISOString().replace('.000Z', 'Z');
-    formattedCache.set(ms, text);
-  }
-  return text;
-}
+/** Epoch ms → RFC 3339 (`2026-11-26T00:00:00Z`; milliseconds only when there are some); remembered, as a review formats the same few dates per version. */
+export const formatInstant: (ms: number) => string = memo(10_000, (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z'));
 
 /** When a lifecycle stage starts: -Infinity without a startTime ("always started"), NaN for an unparseable one. */
 export function stageStart(s: LifecycleStage): number {
