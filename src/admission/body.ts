@@ -60,9 +60,7 @@ export function contentCodings(header: string | undefined): string[] {
 /** Judges an unencoded body (see `decodeEncodedBody` for the rest). */
 export function decodeBody(bytes: Buffer, headers: BodyHeaders): DecodedBody {
   if (bytes.length === 0) return refusal(webhookError('BODY_EMPTY'), undefined); // nothing to have a type
-  const body = inspect(bytes);
-  if (!isJsonMediaType(headers.contentType)) return refusal(webhookError('MEDIA_TYPE', headers.contentType ?? 'none'), identityOfDecoded(body));
-  return body;
+  return withMediaType(inspect(bytes), headers);
 }
 
 /**
@@ -75,9 +73,13 @@ export const INCREMENTAL_BODY_BYTES = 512 * 1024;
 /** `decodeBody`, but a body past INCREMENTAL_BODY_BYTES is parsed without blocking the loop long. */
 export async function decodeBodyIncrementally(bytes: Buffer, headers: BodyHeaders): Promise<DecodedBody> {
   if (bytes.length <= INCREMENTAL_BODY_BYTES) return decodeBody(bytes, headers);
-  const body = await inspectIncrementally(bytes);
-  if (!isJsonMediaType(headers.contentType)) return refusal(webhookError('MEDIA_TYPE', headers.contentType ?? 'none'), identityOfDecoded(body));
-  return body;
+  return withMediaType(await inspectInPieces(bytes), headers);
+}
+
+/** The body's own verdict, unless the media type refuses it first. */
+function withMediaType(body: DecodedBody, headers: BodyHeaders): DecodedBody {
+  if (isJsonMediaType(headers.contentType)) return body;
+  return refusal(webhookError('MEDIA_TYPE', headers.contentType ?? 'none'), identityOfDecoded(body));
 }
 
 type Decoder = (buf: Buffer, opts: { maxOutputLength: number }) => Promise<Buffer>;
@@ -108,55 +110,55 @@ export async function decodeEncodedBody(bytes: Buffer, headers: BodyHeaders, lim
       return refusal(error, undefined);
     }
   }
-  return refusal(error, identityOfDecoded(plain.length > INCREMENTAL_BODY_BYTES ? await inspectIncrementally(plain) : inspect(plain)));
+  return refusal(error, identityOfDecoded(plain.length > INCREMENTAL_BODY_BYTES ? await inspectInPieces(plain) : inspect(plain)));
 }
 
 /** Everything but the headers: UTF-8, nesting, JSON, prototype keys, then the review's own shape. */
 function inspect(bytes: Buffer): DecodedBody {
-  if (bytes.length === 0) return refusal(webhookError('BODY_EMPTY'), undefined);
-  const utf8 = isUtf8(bytes);
-  // Invalid sequences decode to U+FFFD; a uid that holds one is not the uid that was sent.
   const text = bytes.toString('utf8');
-  const readable = (identity: ReviewIdentity | undefined) => (utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined);
+  return reviewOf(text, isUtf8(bytes), parsedWhole(text));
+}
+
+/** `inspect`, with the nesting scan and JSON.parse done in pieces that yield to the event loop. */
+async function inspectInPieces(bytes: Buffer): Promise<DecodedBody> {
+  const text = bytes.toString('utf8');
+  const parsed = await parseIncrementally(text, { maxDepth: MAX_NESTING_DEPTH });
+  if (!parsed.ok) return reviewOf(text, isUtf8(bytes), parsed);
+  // The parser has looked at every object; only when it saw a prototype key is the text searched.
+  const key = parsed.prototypeSuspect ? prototypeKey(text, parsed.value) : undefined;
+  return reviewOf(text, isUtf8(bytes), { ok: true, value: parsed.value, prototypeKey: key });
+}
+
+/** A parsed body and the prototype key it holds, if any; or whether it failed for nesting too deep. */
+type ParsedBody = { ok: true; value: unknown; prototypeKey: string | undefined } | { ok: false; tooDeep: boolean };
+
+/** The text parsed by JSON.parse in one piece, its nesting and prototype keys judged. */
+function parsedWhole(text: string): ParsedBody {
   let value: unknown;
   try {
     // V8's JSON.parse is iterative: nesting costs it no stack, and the body is at most 512 KiB.
     value = JSON.parse(text);
   } catch {
     // Too deep is said before broken, whichever the body is first.
-    if (nestsDeeperThan(text, MAX_NESTING_DEPTH)) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
-    return refusal(webhookError(utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'), readable(scanIdentity(text)));
+    return { ok: false, tooDeep: nestsDeeperThan(text, MAX_NESTING_DEPTH) };
   }
   // Few brackets: the nesting cannot pass the limit, and the text tells whether a prototype key
   // could be there. More: one walk of the parsed value judges both, on what JSON.parse kept (a
   // value a later duplicate key replaced is never seen downstream, so it is not judged either).
-  const walked = fewBrackets(text, MAX_NESTING_DEPTH) ? undefined : walkTree(value, MAX_NESTING_DEPTH);
-  if (walked?.tooDeep) return refusal(webhookError('BODY_TOO_DEEP'), readable(scanIdentity(text)));
-  if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(value)));
-  // JSON.parse makes "__proto__" an own key and never pollutes, but nothing downstream gets one.
-  const key = walked ? prototypeKeyFound(text, walked) : prototypeKey(text, value);
-  if (key !== undefined) return refusal(webhookError('PROTOTYPE_KEY', key), identityOf(value));
-  const decoded = decodeReview(value);
-  if (!decoded.ok) return refusal(webhookError('REVIEW_INVALID', decoded.message), decoded.identity);
-  return decoded;
+  if (fewBrackets(text, MAX_NESTING_DEPTH)) return { ok: true, value, prototypeKey: prototypeKey(text, value) };
+  const walked = walkTree(value, MAX_NESTING_DEPTH);
+  return walked.tooDeep ? { ok: false, tooDeep: true } : { ok: true, value, prototypeKey: prototypeKeyFound(text, walked) };
 }
 
-/** `inspect`, step for step, with the nesting scan and JSON.parse done in pieces. */
-async function inspectIncrementally(bytes: Buffer): Promise<DecodedBody> {
-  const utf8 = isUtf8(bytes);
-  const text = bytes.toString('utf8');
+/** The verdict on a parsed body; `utf8` says whether its bytes were valid UTF-8. */
+function reviewOf(text: string, utf8: boolean, parsed: ParsedBody): DecodedBody {
+  // Invalid sequences decode to U+FFFD; a uid that holds one is not the uid that was sent.
   const readable = (identity: ReviewIdentity | undefined) => (utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined);
-  const parsed = await parseIncrementally(text, { maxDepth: MAX_NESTING_DEPTH });
-  if (!parsed.ok) {
-    const code = parsed.tooDeep ? 'BODY_TOO_DEEP' : utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8';
-    return refusal(webhookError(code), readable(scanIdentity(text)));
-  }
-  const { value } = parsed;
-  if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(value)));
-  // The parser has looked at every object; only when it saw a prototype key is the text searched.
-  const key = parsed.prototypeSuspect ? prototypeKey(text, value) : undefined;
-  if (key !== undefined) return refusal(webhookError('PROTOTYPE_KEY', key), identityOf(value));
-  const decoded = decodeReview(value);
+  if (!parsed.ok) return refusal(webhookError(parsed.tooDeep ? 'BODY_TOO_DEEP' : utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'), readable(scanIdentity(text)));
+  if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(parsed.value)));
+  // JSON.parse makes "__proto__" an own key and never pollutes, but nothing downstream gets one.
+  if (parsed.prototypeKey !== undefined) return refusal(webhookError('PROTOTYPE_KEY', parsed.prototypeKey), identityOf(parsed.value));
+  const decoded = decodeReview(parsed.value);
   if (!decoded.ok) return refusal(webhookError('REVIEW_INVALID', decoded.message), decoded.identity);
   return decoded;
 }
