@@ -141,9 +141,8 @@ export function classifyStages(stages: readonly Stage[], t: number): Classificat
 }
 
 /**
- * classifyStages(stagesOf(v), t), read straight from the version: every rule and warning asks
- * this of every version, so it builds no stage objects (on a defaulted 380-version profile the
- * stage lists were a sixteenth of what a review allocated).
+ * classifyStages(stagesOf(v), t), read straight from the version without building stage objects:
+ * every rule and warning asks it of every version.
  */
 export function classificationAt(v: ExpirableVersion, t: number): Classification {
   if (hasLifecycle(v)) {

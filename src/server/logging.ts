@@ -34,9 +34,9 @@ export function loggable(value: unknown): string | undefined {
 /**
  * The most log bytes that may wait for stdout: 8 MiB, about 20,000 admission lines of ~400 bytes,
  * minutes of a busy landscape's reviews at debug level. A node's log pipeline that stops reading
- * (a stuck container runtime or log agent) must not grow the webhook's memory without bound, which
- * pino's default destination did (`maxLength: 0`, unlimited: 49.5 MB a minute under load); past
- * this, lines are dropped and counted (`version_policy_log_lines_dropped_total`).
+ * (a stuck container runtime or log agent) must not grow the webhook's memory without bound, as
+ * pino's unbounded default destination did; past this, lines are dropped and counted
+ * (`version_policy_log_lines_dropped_total`).
  */
 export const LOG_BUFFER_BYTES = 8 * 1024 * 1024;
 
@@ -106,24 +106,16 @@ declare const fraction: unique symbol;
 export type LoggedFraction = { readonly [fraction]: true };
 
 /**
- * `n` as the admission line writes it: the same JSON number, but printed by JSON.stringify.
- *
- * pino writes a number field as `',"key":' + value`, and V8 turns a fractional number into text
- * through its number-to-string cache, which allocates every new text in the old generation (about
- * 34 bytes each, for a GC to find dead there later). A duration differs on every request, so
- * that was about three quarters of all the server added to its old generation under load, and it
- * brought the full collections that set the p99 latency (bench/NOTES.md section 2). pino hands an
- * object to JSON.stringify, which unwraps a Number and writes its digits without the cache; the
- * wrapper itself dies young.
+ * `n` as the admission line writes it: the same JSON number, printed by JSON.stringify, whose
+ * digits skip V8's old-generation number-string cache (bench/NOTES.md, "the hot path's tricks").
  */
 export function loggedFraction(n: number): LoggedFraction {
   return Object(n) as LoggedFraction;
 }
 
 /**
- * A field of the admission line: scalars, fractions from `loggedFraction`, and lists of strings,
- * so that no object with fields can be one. (Integers need no wrapper: V8 makes the text of a
- * small integer in the young generation.)
+ * A field of the admission line: scalars, fractions from `loggedFraction` (integers need none), and
+ * lists of strings, so that no object with fields can be one.
  */
 type LineValue = string | number | LoggedFraction | boolean | readonly string[] | undefined;
 
@@ -132,8 +124,7 @@ export type AdmissionLine = Readonly<Record<string, LineValue>>;
 
 /**
  * The admission line's logger: the root logger's level, bindings and destination, without the
- * redaction walk. Redaction cost a third of the line (about 3 µs on every review: the `*.`
- * paths visit each top-level key); the line's type already keeps objects out of it.
+ * redaction walk (a third of the line's cost); the line's type already keeps objects out of it.
  */
 export function admissionLogger(root: Logger): { [level in 'debug' | 'info' | 'warn']: (line: AdmissionLine, msg: string) => void } & { isLevelEnabled(level: string): boolean } {
   return root.child({}, { redact: [] });

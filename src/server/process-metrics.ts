@@ -1,13 +1,10 @@
 // The process metrics: prom-client's default set (`collectDefaultMetrics`) but one,
 // nodejs_gc_duration_seconds.
 //
-// That one observes every garbage collection through a PerformanceObserver, and Node builds an
-// entry for each collection (with deprecated getters made for it) that outlives the young
-// generation. Under load that was about 4 KB promoted into the old generation per scavenge, four
-// fifths of all the server promoted (bench/NOTES.md section 2); it filled the old generation and
-// brought a mark-compact every 5-16 s, which set the p99 latency. What GC pauses cost requests
-// still shows in version_policy_event_loop_max_delay_seconds and nodejs_eventloop_lag_seconds,
-// and the heap in nodejs_heap_space_size_used_bytes; none of them costs anything per collection.
+// Its entry per collection outlives the young generation and filled the old one under load
+// (bench/NOTES.md, "the hot path's tricks"). GC pauses still show in
+// version_policy_event_loop_max_delay_seconds and nodejs_eventloop_lag_seconds, the heap in
+// nodejs_heap_space_size_used_bytes; none of them costs anything per collection.
 //
 // prom-client has no switch to leave one default metric out, so its metric modules are registered
 // one by one, in its own order and with its own default precision. test/server/metrics.test.ts
