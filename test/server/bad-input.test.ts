@@ -174,9 +174,8 @@ t.test('JSON nested deeper than the limit is refused with 400 before it is parse
   const within = await send(withDepth(MAX_NESTING_DEPTH - 3), { 'content-type': 'application/json' });
   t.equal(within.json<ReviewReply>().response.status?.code, undefined, 'at the limit the body is judged');
   const arrays = '['.repeat(3 * 1024 * 1024);
-  const started = Date.now();
-  t.match(plainError(t, await send(arrays, { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_TOO_DEEP' });
-  t.ok(Date.now() - started < 5000, '3 MiB of [ is refused without parsing it');
+  // What the refusal costs is bench/review-cost.js's to measure; here only that it is the depth one.
+  t.match(plainError(t, await send(arrays, { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_TOO_DEEP' }, '3 MiB of [ is refused as too deep');
   const inString = text.replace('"name":"aws"', `"name":"aws${'['.repeat(5000)}"`);
   t.equal((await send(inString, { 'content-type': 'application/json' })).json<ReviewReply>().response.uid, 'u-deep', 'brackets inside strings do not count');
 });
