@@ -4,19 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DURATION_PATTERN } from './policy/duration.js';
-import { RULE_IDS, type RuleId } from './policy/rule.js';
-
-export interface LifecycleDefaultingConfig {
-  enabled: boolean;
-  maintainedMinors: number;
-  expirationMaintained: string;
-  expirationUnmaintained: string;
-  machineImageExpiration: string;
-  /** Also default versions the stored object already had without a classification (off: only new versions). */
-  adoptExisting: boolean;
-  /** The least time an adopted version that Shoots run stays usable, as a Go duration. */
-  adoptionNotice: string;
-}
+import type { PolicyConfig } from './policy/policy-config.js';
+import { RULE_IDS } from './policy/rules/index.js';
 
 /** server.tls.selfManaged: the server's own CA, kept in a Secret (src/server/tls/self-managed-source.ts). */
 export interface SelfManagedConfig {
@@ -37,11 +26,8 @@ export interface SelfManagedConfig {
   overlap: string;
 }
 
-export interface Config {
-  featureGates: { VersionClassificationLifecycle: boolean };
-  rules: Record<RuleId, { enabled: boolean }>;
-  defaulting: { gardenerDefaults: boolean; lifecycle: LifecycleDefaultingConfig };
-  warnings: { expiringWithinDays: number };
+/** The config file: what the policy reads (policy/policy-config.ts), and the server's settings. */
+export interface Config extends PolicyConfig {
   server: {
     host: string;
     port: number;
@@ -297,8 +283,4 @@ export async function loadConfig(path: string | undefined): Promise<Config> {
     throw new ConfigError(`${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
   return resolveConfig(raw, path);
-}
-
-export function ruleEnabled(config: Config, id: RuleId): boolean {
-  return config.rules[id].enabled;
 }

@@ -4,8 +4,10 @@ import type { ClusterState } from '../policy/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { FieldError } from '../policy/parse.js';
-import type { Decision, Rule } from '../policy/rule.js';
-import { formatDenial } from '../policy/rule.js';
+import type { Decision, RuleId } from '../policy/decision.js';
+import { formatDenial } from '../policy/decision.js';
+import type { Rule } from '../policy/rule.js';
+import type { WarningCheck } from '../policy/warnings/index.js';
 import { ERRORS, type WebhookError } from './errors.js';
 import type { MappedRequest } from './request.js';
 import { toPolicyRequest } from './request.js';
@@ -23,24 +25,26 @@ export interface AdmissionContext {
   config: Config;
   state: ClusterState;
   /** The rule set evaluate() runs; the full registry unless a test narrows it. */
-  rules?: readonly Rule[];
+  rules?: readonly Rule<RuleId>[];
+  /** The warning checks evaluate() runs; all unless a test narrows them. */
+  warningChecks?: readonly WarningCheck[];
 }
 
 export interface AdmissionOutcome {
   response: AdmissionResponse;
   /** Rule IDs (or SCHEMA) behind a denial, unique, in the order reported. */
   rules: string[];
-  /** Every warning in full (`Decision.allWarnings`), beyond what fits the answer: for the debug log. */
-  allWarnings: readonly string[];
+  /** Every warning in full, beyond what fits the answer, for the debug log: read from the decision only when asked for. */
+  judged: Pick<Decision, 'allWarnings'>;
   /** An exception thrown while judging; the response is then `errored` with code 500. */
   error?: unknown;
 }
 
-const NO_WARNINGS: readonly string[] = [];
+const NO_WARNINGS: Pick<Decision, 'allWarnings'> = { allWarnings: [] };
 
 /** A review that cannot be judged (bad body, envelope or encoding), refused with the error's status. */
 export function refused(uid: string, error: WebhookError): AdmissionOutcome {
-  return audited({ response: errored(uid, error.statusCode, error.message), rules: [], allWarnings: NO_WARNINGS });
+  return audited({ response: errored(uid, error.statusCode, error.message), rules: [], judged: NO_WARNINGS });
 }
 
 /** The outcome with its response's audit annotations: every answer carries them. */
@@ -64,22 +68,22 @@ export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonl
 
 function judge(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
   const uid = req.uid;
-  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [], allWarnings: NO_WARNINGS };
+  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [], judged: NO_WARNINGS };
 
   const mapped: MappedRequest = toPolicyRequest(req);
-  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [], allWarnings: [mapped.warning] };
+  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [], judged: { allWarnings: [mapped.warning] } };
   if (mapped.outcome === 'malformed') {
-    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK], allWarnings: NO_WARNINGS };
+    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK], judged: NO_WARNINGS };
   }
   // Deletions are validated, never mutated: nothing to default on an object that goes away.
-  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [], allWarnings: NO_WARNINGS };
+  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [], judged: NO_WARNINGS };
 
   try {
-    const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}) });
+    const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}), ...(ctx.warningChecks ? { warningChecks: ctx.warningChecks } : {}) });
     return answer(webhook, uid, decision);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], allWarnings: NO_WARNINGS, error };
+    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], judged: NO_WARNINGS, error };
   }
 }
 
@@ -93,23 +97,6 @@ function answer(webhook: Webhook, uid: string, decision: Decision): AdmissionOut
   return judged(patched(uid, decision.patch, decision.warnings), [], decision);
 }
 
-/**
- * The outcome of an evaluated review. Every warning in full is read from the decision only when
- * asked for (the debug log): a profile's full texts cost more than all its rules together. A class
- * getter, not a getter in a literal: see EvaluatedDecision in policy/evaluate.ts for why.
- */
-class EvaluatedOutcome implements AdmissionOutcome {
-  constructor(
-    readonly response: AdmissionResponse,
-    readonly rules: string[],
-    private readonly decision: Decision,
-  ) {}
-
-  get allWarnings(): readonly string[] {
-    return this.decision.allWarnings;
-  }
-}
-
 function judged(response: AdmissionResponse, rules: string[], decision: Decision): AdmissionOutcome {
-  return new EvaluatedOutcome(response, rules, decision);
+  return { response, rules, judged: decision };
 }

@@ -2,9 +2,9 @@
 // GitHub Actions report actions). One testsuite per file, one testcase per judged object: a
 // denial is a <failure> carrying the violations, an object that --require-state could not judge
 // an <error>, a document read past a <skipped>. `time` is 0: reporters expect it; nothing is timed.
-import { formatViolation } from '../policy/rule.js';
-import type { CheckReport, JudgedObject, ReportedError, SkippedResult, Summary } from './check-output.js';
-import { objectName } from './check-output.js';
+import { formatViolation } from '../policy/decision.js';
+import type { CheckReport, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
+import { objectName } from './check-report.js';
 
 interface Case {
   file: string;

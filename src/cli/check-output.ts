@@ -1,74 +1,13 @@
 // What `check` prints: one verdict per judged object, as text for people, JSON for pipelines or
 // JUnit XML for CI test reports (check-junit.ts), and errors in the same format.
 import type { Place } from '../cluster/object-files.js';
-import { formatViolation, type Violation } from '../policy/rule.js';
-import type { Kind, Operation, PolicedObject } from '../policy/types.js';
+import { formatViolation } from '../policy/decision.js';
 import { junitError, junitReport } from './check-junit.js';
+import type { CheckReport, Defaulted, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
+import { objectName } from './check-report.js';
 
-/** One change the mutating path made: a JSON Patch operation, with the field spelled for people. */
-export interface Defaulted {
-  field: string;
-  op: 'add' | 'replace' | 'remove';
-  /** RFC 6901 pointer, as in the patch the webhook answers. */
-  path: string;
-  /** Absent on remove. */
-  value?: unknown;
-}
-
-/** One judged object, in the JSON shape of docs/ci.md. */
-export interface CheckResult extends Place {
-  kind: Kind;
-  /** null for the cluster-scoped CloudProfile, so every result has the same keys. */
-  namespace: string | null;
-  name: string;
-  operation: Operation;
-  allowed: boolean;
-  violations: Violation[];
-  /** Every warning, in full. */
-  warnings: string[];
-  /** What could not be judged (a rule that needs the cluster state, run without one). */
-  notes: string[];
-  defaulted: Defaulted[];
-  /** The object as it would be stored, after the mutating path; null on DELETE (nothing is stored). */
-  object: PolicedObject | null;
-}
-
-/** A result as judged, with the warnings that text output shows (within the warning budget). */
-export interface JudgedObject extends CheckResult {
-  shownWarnings: string[];
-}
-
-/** A document read past: another kind, or an --old object that no FILE holds. */
-export interface SkippedResult extends Place {
-  apiVersion: string | null;
-  kind: string;
-  namespace: string | null;
-  name: string | null;
-  reason: string;
-}
-
-export interface Summary {
-  /** Judged and skipped. */
-  objects: number;
-  allowed: number;
-  denied: number;
-  skipped: number;
-  /** Judged objects with notes: some rule could not be checked. */
-  notFullyChecked: number;
-}
-
-/** What makes a run exit 2 although it judged: --require-state with objects not fully checked. */
-export interface ReportedError {
-  message: string;
-  file?: string;
-  line?: number;
-}
-
-export interface CheckReport {
-  results: readonly JudgedObject[];
-  skipped: readonly SkippedResult[];
-  error?: ReportedError;
-}
+export type { CheckReport, CheckResult, Defaulted, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
+export { objectName } from './check-report.js';
 
 export type OutputFormat = 'text' | 'json' | 'junit';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'junit'];
@@ -121,10 +60,6 @@ export function where(p: Place): string {
   return `${p.file}:${p.line} (document ${p.document})`;
 }
 
-export function objectName(r: { kind: string; namespace: string | null; name: string | null }): string {
-  const name = r.name ?? '(unnamed)';
-  return `${r.kind} ${r.namespace === null ? name : `${r.namespace}/${name}`}`;
-}
 
 /** `DENIED Shoot garden-dev/web (UPDATE) at shoots.yaml:12 (document 2)`, then the details indented. */
 function textVerdict(r: JudgedObject): string {

@@ -1,28 +1,31 @@
 // PolicyRequest + ClusterState + Config + now → Decision. Mutate first, then run every enabled
-// rule that applies and collect all violations: the user sees everything at once.
+// rule of the request's kind and operation and collect all violations: the user sees everything at once.
 import type { ClusterState } from './cluster-state.js';
-import type { Config } from '../config.js';
-import { ruleEnabled } from '../config.js';
+import type { Decision, RuleId, Violation } from './decision.js';
+import { capViolations } from './decision.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import type { JsonPatchOperation } from './defaulting/patch.js';
 import { profileEntries, stateProfileEntries } from './forced-update.js';
 import { mergeNamespacedProfile } from './merge.js';
-import type { CloudProfileContext, Decision, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext, Violation } from './rule.js';
-import { capViolations } from './rule.js';
+import type { PolicyConfig } from './policy-config.js';
+import { ruleEnabled } from './policy-config.js';
+import type { CloudProfileContext, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext } from './rule.js';
 import { RULES } from './rules/index.js';
-import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, PolicedObject, Shoot } from './types.js';
+import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from './types.js';
 import { effectiveProfileRef } from './types.js';
 import type { Warning } from './warning.js';
 import { allWarningTexts, budgetWarnings } from './warnings/budget.js';
-import { WARNINGS } from './warnings/index.js';
+import { type WarningCheck, WARNINGS } from './warnings/index.js';
 
 export interface EvaluateOptions {
   /** Epoch milliseconds. */
   now: number;
-  config: Config;
+  config: PolicyConfig;
   state: ClusterState;
-  /** Defaults to the full registry; tests may narrow it. */
-  rules?: readonly Rule[];
+  /** Defaults to the rule list; tests may narrow it. */
+  rules?: readonly Rule<RuleId>[];
+  /** Defaults to every warning check; tests may narrow it. */
+  warningChecks?: readonly WarningCheck[];
   /**
    * What a rule that needs the cluster state does when the state is not synced: `deny` (the
    * webhook: it never guesses "allowed") or `note` (`check` without a state: it says what it could
@@ -48,17 +51,18 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
   const violations: Violation[] = [];
   const notes: string[] = [];
   const warnings: Warning[] = mutation ? mutation.warnings.slice() : [];
-  for (const rule of opts.rules ?? RULES) {
-    if (!ruleEnabled(opts.config, rule.id) || !rule.appliesTo(ctx)) continue;
-    if (!opts.state.synced && rule.needsState?.(ctx)) {
+  // A write without an object (a malformed request in `check`) has nothing for the rules to judge.
+  const rules = request.operation !== 'DELETE' && !object ? NO_RULES : rulesFor(opts.rules ?? RULES, request.kind, request.operation);
+  for (const rule of rules) {
+    if (!ruleEnabled(opts.config, rule.id)) continue;
+    if (!opts.state.synced && rule.needsState(ctx)) {
       if (opts.unsyncedState === 'note') notes.push(`${rule.id} was not checked: ${opts.state.notReadyReason ?? 'the cluster state is not known'}`);
       else violations.push({ rule: rule.id, field: '', message: notReadyMessage(opts.state) });
       continue;
     }
     appendAll(violations, capViolations(rule.id, rule.check(ctx)));
-    if (rule.warnings) appendAll(warnings, rule.warnings(ctx));
   }
-  for (const warn of WARNINGS) appendAll(warnings, warn(ctx));
+  for (const warn of opts.warningChecks ?? WARNINGS) appendAll(warnings, warn(ctx));
 
   return new EvaluatedDecision({
     allowed: violations.length === 0,
@@ -71,20 +75,35 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
   }, warnings);
 }
 
+type RulesByKind = Record<Kind, Record<Operation, readonly Rule<RuleId>[]>>;
+
+const NO_RULES: readonly Rule<RuleId>[] = [];
+const indexed = new WeakMap<readonly Rule<RuleId>[], RulesByKind>();
+
+/** The rules of a list that judge `kind` and `operation`, in list order; each list is indexed once. */
+function rulesFor(list: readonly Rule<RuleId>[], kind: Kind, operation: Operation): readonly Rule<RuleId>[] {
+  let index = indexed.get(list);
+  if (!index) indexed.set(list, (index = indexOf(list)));
+  return index[kind][operation];
+}
+
+function indexOf(list: readonly Rule<RuleId>[]): RulesByKind {
+  const byOperation = (kind: Kind) => ({
+    CREATE: list.filter((r) => r.kinds.includes(kind) && r.operations.includes('CREATE')),
+    UPDATE: list.filter((r) => r.kinds.includes(kind) && r.operations.includes('UPDATE')),
+    DELETE: list.filter((r) => r.kinds.includes(kind) && r.operations.includes('DELETE')),
+  });
+  return { CloudProfile: byOperation('CloudProfile'), NamespacedCloudProfile: byOperation('NamespacedCloudProfile'), Shoot: byOperation('Shoot') };
+}
+
 /** Appends without spreading `items` into a call: a spread of a long list overflows the stack. */
 function appendAll<T>(into: T[], items: readonly T[]): void {
   for (const item of items) into.push(item);
 }
 
 /**
- * The decision, with `allWarnings` built on first read: most reviews are answered from the
- * budgeted list alone, and the full texts of a large profile cost more than every rule together.
- *
- * The lazy field is a getter of the class, not one defined per decision. An accessor defined on
- * each object (Object.defineProperty, or a literal's `get`) is stored in a hidden class of its own,
- * in old space; the scavenger treats what old space points to as alive, so every review's
- * warnings, and what their closures hold, survived young-generation GCs and were promoted: about
- * a third of a Shoot review's allocation, and the mark-compacts that set p99 (bench/NOTES.md).
+ * The decision, with `allWarnings` built on first read: the full texts of a large profile cost
+ * more than every rule together. A class getter, not one per object: see bench/NOTES.md.
  */
 class EvaluatedDecision implements Decision {
   readonly allowed: boolean;

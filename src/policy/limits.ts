@@ -1,6 +1,6 @@
 // The limits at the edge (issues 13 and 24): what one request may hold, so no input buys more work than
 // they allow. parse.ts applies them before the schema.
-import type { FieldError } from './parse.js';
+import type { FieldError } from './field.js';
 import { formatCount as count } from './text.js';
 import type { Kind } from './types.js';
 

@@ -3,6 +3,7 @@
 // past) are the rules' business; this only guarantees that fields have the right JSON types.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { FieldError } from './field.js';
 import { allowanceFor, limitErrors } from './limits.js';
 import { memo } from './memo.js';
 import { formatCount } from './text.js';
@@ -167,10 +168,7 @@ export function isPolicedKind(kind: unknown): kind is Kind {
 
 export { LIMITS } from './limits.js';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type { FieldError } from './field.js';
 
 export type ParseResult<T> = { ok: true; object: T } | { ok: false; errors: FieldError[] };
 

@@ -175,7 +175,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         const level = code === 400 || code === 415 ? 'warn' : !response.allowed || code !== 200 || response.patch || response.warnings ? 'info' : 'debug';
         if (!admissionLog.isLevelEnabled(level)) return done();
         // Every warning, at debug level only: read from the outcome, never built otherwise.
-        const all = admissionLog.isLevelEnabled('debug') && outcome.allWarnings.length > 0 ? outcome.allWarnings : undefined;
+        const all = admissionLog.isLevelEnabled('debug') && outcome.judged.allWarnings.length > 0 ? outcome.judged.allWarnings : undefined;
         const line: AdmissionLine = {
           reqId: identity.reqId,
           webhook: identity.webhook,

@@ -12,7 +12,9 @@ import type { Logger } from 'pino';
 import type { ClusterState } from '../policy/cluster-state.js';
 import { defaultConfig, type Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
+import type { RuleId } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';
+import type { WarningCheck } from '../policy/warnings/index.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
 import { applyConnectionLimits, ConnectionGate, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
@@ -38,7 +40,9 @@ export interface ServerOptions {
   now?: () => number;
   metrics?: WebhookMetrics;
   /** The rules evaluate() runs (EvaluateOptions.rules); the full registry unless a test narrows it. */
-  rules?: readonly Rule[];
+  rules?: readonly Rule<RuleId>[];
+  /** The warning checks evaluate() runs (EvaluateOptions.warningChecks); all unless a test narrows them. */
+  warningChecks?: readonly WarningCheck[];
   /**
    * Serve GET /metrics on the webhook port. Default: only when there is no probe port
    * (`server.probePort` 0); with one, the probe port serves it and the TLS port does not.
@@ -119,7 +123,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     metrics,
     logger,
     bodyLimit: config.server.bodyLimitBytes,
-    context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}) }),
+    context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}) }),
   });
   registerProbes(app, readiness);
   if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);

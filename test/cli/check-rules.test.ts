@@ -3,14 +3,11 @@
 // rule to deny and is skipped while that rule is pending (test/helpers/cases.ts).
 import t, { type Test } from 'tap';
 import type { CheckResult } from '../../src/cli/check-output.js';
-import { PENDING } from '../helpers/cases.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
 import { runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { verdicts } from './check-run.js';
 
 const NOW = '2026-09-01T00:00:00Z';
-const needs = (rule: string) => ({ skip: PENDING.has(rule) ? `${rule} not implemented yet` : false });
-
 async function check(t: Test, files: Record<string, string>, args: string[]) {
   const dir = await tempDir(t);
   await writeFiles(dir, { 'cfg.yaml': 'defaulting: {lifecycle: {enabled: false}}\n', ...files });
@@ -28,7 +25,7 @@ const rulesOf = (r: CheckResult | undefined) => [...new Set(r?.violations.map((v
 const good = cloudProfile({ name: 'good', kubernetes: ['1.31.0'] });
 const bad = cloudProfile({ name: 'bad', kubernetes: ['v1.31.0'] });
 
-t.test('one denied object: DENIED with its violations indented, exit 1', needs('K8S-VERSIONS'), async (t) => {
+t.test('one denied object: DENIED with its violations indented, exit 1', async (t) => {
   const run = await check(t, { 'apply.yaml': yamlDocs(good, bad) }, ['--now', NOW, 'apply.yaml']);
   t.equal(run.code, 1, run.stderr);
   t.same(verdicts(run.stdout), ['ALLOWED CloudProfile good (CREATE)', 'DENIED CloudProfile bad (CREATE)']);
@@ -59,7 +56,7 @@ t.test('one denied object: DENIED with its violations indented, exit 1', needs('
   t.ok(violations.some((v) => v.rule === 'K8S-VERSIONS' && v.field.startsWith('spec.kubernetes.versions[0]')));
 });
 
-t.test('the state decides: removing a version a Shoot uses is an UPDATE that is denied', needs('IN-USE'), async (t) => {
+t.test('the state decides: removing a version a Shoot uses is an UPDATE that is denied', async (t) => {
   const before = cloudProfile({ name: 'aws', kubernetes: ['1.30.0', '1.31.0'] });
   const after = cloudProfile({ name: 'aws', kubernetes: ['1.31.0'] });
   const user = shoot({ name: 'web', namespace: 'garden-dev', profile: 'aws', version: '1.30.0' });
@@ -81,7 +78,7 @@ t.test('the state decides: removing a version a Shoot uses is an UPDATE that is 
   t.ok(rulesOf(del.results[0]).includes('IN-USE'), 'a profile a Shoot uses cannot be deleted');
 });
 
-t.test('--now moves the time rules', needs('PAST-EXPIRATION'), async (t) => {
+t.test('--now moves the time rules', async (t) => {
   const profile = cloudProfile({ name: 'aws', kubernetes: [{ version: '1.30.0', expirationDate: '2026-06-01T00:00:00Z' }, '1.31.0'] });
   const files = { 'apply.yaml': yamlDocs(profile) };
   const late = await checkJson(t, files, ['--now', NOW, 'apply.yaml']);
@@ -91,7 +88,7 @@ t.test('--now moves the time rules', needs('PAST-EXPIRATION'), async (t) => {
   t.equal(early.code, 0, JSON.stringify(early.results[0]?.violations));
 });
 
-t.test('--feature-gates overrides the config gate', needs('LIFECYCLE-ORDER'), async (t) => {
+t.test('--feature-gates overrides the config gate', async (t) => {
   const profile = cloudProfile({ name: 'aws', kubernetes: [{ version: '1.31.0', lifecycle: [{ classification: 'supported' }] }] });
   const gateOff = 'featureGates: {VersionClassificationLifecycle: false}\ndefaulting: {lifecycle: {enabled: false}}\n';
   const files = { 'apply.yaml': yamlDocs(profile), 'off.yaml': gateOff };
@@ -107,14 +104,14 @@ t.test('--feature-gates overrides the config gate', needs('LIFECYCLE-ORDER'), as
   t.equal(flagOff.code, 1, 'and off');
 });
 
-t.test('the printed object is the one after the mutating path', needs('DEFAULT-GARDENER'), async (t) => {
+t.test('the printed object is the one after the mutating path', async (t) => {
   const bare = cloudProfile({ name: 'aws', kubernetes: ['1.31.0'], images: [{ name: 'gardenlinux', versions: [{ version: '1592.1.0' }] }] });
   const run = await checkJson(t, { 'apply.yaml': yamlDocs(bare) }, ['--now', NOW, 'apply.yaml']);
   t.equal(run.code, 0, JSON.stringify(run.results[0]?.violations));
   t.same(run.results[0]?.object?.spec, { ...bare.spec, machineImages: [image('gardenlinux', ['1592.1.0'], 'major')] }, 'Gardener defaults filled in');
 });
 
-t.test('--config switches lifecycle defaulting', needs('DEFAULT-LIFECYCLE'), async (t) => {
+t.test('--config switches lifecycle defaulting', async (t) => {
   const profile = cloudProfile({ name: 'aws', kubernetes: ['1.30.0', '1.31.0'] });
   const files = { 'apply.yaml': yamlDocs(profile), 'on.yaml': 'defaulting: {lifecycle: {enabled: true}}\n' };
   const on = await checkJson(t, files, ['--now', NOW, '--config', 'on.yaml', 'apply.yaml']);

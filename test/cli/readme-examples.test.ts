@@ -9,7 +9,7 @@ import type { CheckResult } from '../../src/cli/check-output.js';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { formatDenial } from '../../src/policy/rule.js';
+import { formatDenial } from '../../src/policy/decision.js';
 import type { CloudProfile } from '../../src/policy/types.js';
 import { loadConfig } from '../../src/config.js';
 import { NOW } from '../helpers/objects.js';

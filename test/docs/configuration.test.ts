@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { parse } from 'yaml';
 import { configSchema, defaultConfig } from '../../src/config.js';
-import { RULE_IDS } from '../../src/policy/rule.js';
+import { RULE_IDS } from '../../src/policy/rules/index.js';
 
 interface SchemaNode {
   type?: string;

@@ -18,7 +18,7 @@ import type { Operation as PatchOperation } from 'fast-json-patch';
 import t from 'tap';
 import { parse } from 'yaml';
 import { parseObjects } from '../../src/cluster/object-files.js';
-import { RULE_IDS } from '../../src/policy/rule.js';
+import { RULE_IDS } from '../../src/policy/rules/index.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import { NOW_ISO } from '../helpers/objects.js';
 import { docExamples, webhookNames, type Example } from '../helpers/doc-examples.js';

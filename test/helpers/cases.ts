@@ -2,8 +2,8 @@
 // repository stands alone): loading, turning a case into a request plus state, and judging a
 // Decision against the case's expectation. Used by the evaluate() and the CLI case tests.
 import { readFileSync } from 'node:fs';
-import { formatViolation } from '../../src/policy/rule.js';
-import type { Decision, Violation } from '../../src/policy/rule.js';
+import { formatViolation } from '../../src/policy/decision.js';
+import type { Decision, Violation } from '../../src/policy/decision.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import type { DecideInput } from './objects.js';
 
@@ -28,15 +28,6 @@ export interface PolicyCase {
     mutated?: Record<string, unknown>;
     allowedAfterMutation?: boolean;
   };
-}
-
-// Rules whose implementation has not landed yet; their cases (and the CLI tests that need them to
-// deny) are skipped, not passed. The one list both the evaluate() and the CLI case tests read.
-export const PENDING = new Set<string>([]);
-
-/** Why a case is skipped, or false when every rule it needs has landed. */
-export function pendingReason(c: PolicyCase): string | false {
-  return PENDING.has(c.rule) || c.expect.rules.some((r) => PENDING.has(r)) ? 'rule not implemented yet' : false;
 }
 
 export const CASES_FILE = new URL('../fixtures/public-cases.json', import.meta.url);

@@ -4,7 +4,8 @@ import { resolveConfig } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import type { Decision, PolicyRequest } from '../../src/policy/rule.js';
+import type { PolicyRequest } from '../../src/policy/rule.js';
+import type { Decision } from '../../src/policy/decision.js';
 import type {
   CloudProfile,
   ExpirableVersion,

@@ -14,7 +14,9 @@ import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { FileCertificateSource } from '../../src/server/tls/file-source.js';
 import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../src/server/tls/self-signed.js';
+import type { RuleId } from '../../src/policy/decision.js';
 import type { Rule } from '../../src/policy/rule.js';
+import type { WarningCheck } from '../../src/policy/warnings/index.js';
 import type { Operation, PolicedObject } from '../../src/policy/types.js';
 import { config as testConfig, NOW, type ConfigInput } from './objects.js';
 
@@ -23,7 +25,9 @@ export type LogRecord = Record<string, unknown> & { level: string; msg: string }
 export interface TestServerOptions {
   state?: PolicedObject[] | ClusterState;
   /** Narrow evaluate()'s rule set (EvaluateOptions.rules): the seam for forcing violations and exceptions. */
-  rules?: readonly Rule[];
+  rules?: readonly Rule<RuleId>[];
+  /** Narrow evaluate()'s warning checks (EvaluateOptions.warningChecks): the seam for forcing warnings. */
+  warningChecks?: readonly WarningCheck[];
   config?: ConfigInput;
   now?: number;
   /** Require client certificates signed by a second test CA. */
@@ -156,7 +160,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   });
   const state = Array.isArray(opts.state) || opts.state === undefined ? staticState(opts.state ?? []) : opts.state;
   const now = opts.now ?? NOW;
-  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}), ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}) });
+  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}), ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}) });
   const url = await server.listen();
   const port = Number(new URL(url).port);
   const send = (method: string, path: string, body: string | Buffer | undefined, o: RequestOptions = {}) =>

@@ -2,8 +2,9 @@
 // kubectl prints the message after `admission webhook "…" denied the request: ` as it is, so the
 // tests read it the way a terminal shows it.
 import t from 'tap';
-import type { Violation } from '../../src/policy/rule.js';
-import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/rule.js';
+import type { Violation } from '../../src/policy/decision.js';
+import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
+import { invalid } from '../../src/policy/field.js';
 
 const KUBECTL = 'Error from server (Forbidden): error when creating "aws.yaml": admission webhook "validate.version-policy.gardener.cloud" denied the request: ';
 
@@ -43,11 +44,12 @@ t.test('a long line is cut, and the whole message stays within its length', asyn
 });
 
 t.test('a rule keeps its first violations and counts the rest in one line, which the denial counts too', async (t) => {
-  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) => v(i));
+  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) => invalid(`spec.kubernetes.versions[${i}]`, `problem ${i}`));
   const kept = capViolations('K8S-VERSIONS', found);
+  t.same(kept[0], { rule: 'K8S-VERSIONS', field: 'spec.kubernetes.versions[0]', message: 'problem 0', type: 'Invalid' }, 'each carries the rule and its error type');
   t.equal(kept.length, MAX_VIOLATIONS_PER_RULE + 1);
   t.same(kept.at(-1), { rule: 'K8S-VERSIONS', field: '', message: 'and 25 more violations of this rule', omitted: 25 });
-  t.same(capViolations('K8S-VERSIONS', found.slice(0, 3)), found.slice(0, 3), 'a few stay as they are');
+  t.same(capViolations('K8S-VERSIONS', found.slice(0, 3)), kept.slice(0, 3), 'a few stay as they are');
   const message = formatDenial(kept);
   t.match(message, /^75 violations:\n/, 'the count is of violations, not of lines');
   t.match(message, /\nand 55 more violations; see version-policy check --output json$/);

@@ -3,39 +3,48 @@ import jsonpatch from 'fast-json-patch';
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import type { Rule } from '../../src/policy/rule.js';
+import { forbidden } from '../../src/policy/field.js';
+import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { cloudProfile, config, NOW, shoot } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply } from '../helpers/server.js';
 
-// Test-only rules, passed through EvaluateOptions.rules (the seam evaluate() offers for narrowing
-// the rule set): the real rules are being written in parallel, and these force a denial or an
-// exception deterministically whatever lands.
-const forcedDenial: Rule = {
+// Test-only rules and warning checks, passed through EvaluateOptions.rules and .warningChecks (the
+// seams evaluate() offers for narrowing them): they force a denial, a warning or an exception
+// deterministically, whatever the real rules say.
+const ALL = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'] as const;
+const EVERY_OPERATION = ['CREATE', 'UPDATE', 'DELETE'] as const;
+const forcedDenial = defineRule({
   id: 'IN-USE',
-  appliesTo: (ctx) => ctx.kind === 'CloudProfile',
+  kinds: ['CloudProfile'],
+  operations: EVERY_OPERATION,
+  summary: 'test',
   check: () => [
-    { rule: 'IN-USE', field: 'spec.kubernetes.versions[1]', message: 'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'' },
-    { rule: 'IN-USE', field: 'spec.kubernetes.versions[2]', message: 'second violation of the same rule' },
+    forbidden('spec.kubernetes.versions[1]', 'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\''),
+    forbidden('spec.kubernetes.versions[2]', 'second violation of the same rule'),
   ],
-};
-const forcedSecondRule: Rule = {
+});
+const forcedSecondRule = defineRule({
   id: 'PAST-EXPIRATION',
-  appliesTo: (ctx) => ctx.kind === 'CloudProfile',
-  check: () => [{ rule: 'PAST-EXPIRATION', field: 'spec.kubernetes.versions[0].expirationDate', message: 'expiration date for version "1.29.0" is in the past' }],
-  warnings: () => [textWarning('a warning that travels with the denial')],
-};
-const throwing: Rule = {
+  kinds: ['CloudProfile'],
+  operations: EVERY_OPERATION,
+  summary: 'test',
+  check: () => [forbidden('spec.kubernetes.versions[0].expirationDate', 'expiration date for version "1.29.0" is in the past')],
+});
+const denialWarning = (ctx: RuleContext) => (ctx.kind === 'CloudProfile' ? [textWarning('a warning that travels with the denial')] : []);
+const throwing = defineRule({
   id: 'SUPPORTED-PER-MINOR',
-  appliesTo: () => true,
+  kinds: ALL,
+  operations: EVERY_OPERATION,
+  summary: 'test',
   check: () => {
     throw new TypeError('rule blew up');
   },
-};
-const warnOnly: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => [textWarning('version "1.31.0" is deprecated and has no expiration date')] };
+});
+const oneWarning = () => [textWarning('version "1.31.0" is deprecated and has no expiration date')];
 
 t.test('an allowed review echoes uid, apiVersion and kind, with no patch and no status code', async (t) => {
-  const s = await startServer({ rules: [warnOnly] });
+  const s = await startServer({ rules: [], warningChecks: [oneWarning] });
   t.teardown(s.close);
   const body = review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'uid-allowed' });
   const res = await s.post('/validate', body);
@@ -52,7 +61,7 @@ t.test('an allowed review echoes uid, apiVersion and kind, with no patch and no 
 });
 
 t.test('a denial has code 403 and lists every violation as [RULE-ID] field: message', async (t) => {
-  const s = await startServer({ rules: [forcedDenial, forcedSecondRule] });
+  const s = await startServer({ rules: [forcedDenial, forcedSecondRule], warningChecks: [denialWarning] });
   t.teardown(s.close);
   const old = cloudProfile({ name: 'aws', kubernetes: ['1.29.0', '1.30.1', '1.31.0'] });
   const updated = cloudProfile({ name: 'aws', kubernetes: ['1.29.0'] });
@@ -186,7 +195,7 @@ t.test('an exception inside a rule refuses with code 500, keeps the uid, and log
 });
 
 t.test('every answer carries auditAnnotations for kube-apiserver: decision, the rules that denied, patched, warnings', async (t) => {
-  const s = await startServer({ rules: [forcedDenial, warnOnly] });
+  const s = await startServer({ rules: [forcedDenial], warningChecks: [oneWarning] });
   t.teardown(s.close);
   const denied = (await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }) }))).json<ReviewReply>().response;
   const allowedShoot = (await s.post('/validate', review({ operation: 'CREATE', object: shoot() }))).json<ReviewReply>().response;

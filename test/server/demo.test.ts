@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { formatDenial, formatViolation } from '../../src/policy/rule.js';
+import { formatDenial, formatViolation } from '../../src/policy/decision.js';
 import type { CloudProfile } from '../../src/policy/types.js';
 import { config, NOW } from '../helpers/objects.js';
 import { startServer, type ReviewReply } from '../helpers/server.js';

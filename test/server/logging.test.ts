@@ -1,6 +1,7 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
 import t from 'tap';
-import type { Rule } from '../../src/policy/rule.js';
+import { forbidden } from '../../src/policy/field.js';
+import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
 import { admissionLogger, createLogger, loggedFraction } from '../../src/server/logging.js';
@@ -11,11 +12,13 @@ import { until } from '../helpers/until.js';
 const MARKER = 'marker-5d41402abc4b2a76';
 
 // Test-only rule through EvaluateOptions.rules, so a denial is logged whatever rules have landed.
-const denyShoots: Rule = {
+const denyShoots = defineRule({
   id: 'SHOOT-NO-DOWNGRADE',
-  appliesTo: (ctx) => ctx.kind === 'Shoot',
-  check: () => [{ rule: 'SHOOT-NO-DOWNGRADE', field: 'spec.kubernetes.version', message: 'from "1.31.0" to "1.30.0"' }],
-};
+  kinds: ['Shoot'],
+  operations: ['CREATE', 'UPDATE', 'DELETE'],
+  summary: 'test',
+  check: () => [forbidden('spec.kubernetes.version', 'from "1.31.0" to "1.30.0"')],
+});
 
 t.test('each admission is one line with uid, kind, namespace, name, operation, user, dryRun, verdict, rules and duration', async (t) => {
   const s = await startServer({ rules: [denyShoots], logLevel: 'debug' });
@@ -38,9 +41,9 @@ t.test('each admission is one line with uid, kind, namespace, name, operation, u
 });
 
 t.test('the level says what to act on: denials, errors, patches and warnings at info, a plain allowed review at debug; metrics count all', async (t) => {
-  const warnOnCreate: Rule = { id: 'CLASSIFICATION', appliesTo: (ctx) => ctx.operation === 'CREATE', check: () => [], warnings: () => [textWarning('a warning')] };
-  const throwing: Rule = { id: 'IN-USE', appliesTo: (ctx) => ctx.operation === 'DELETE', check: () => { throw new Error('boom'); } };
-  const s = await startServer({ rules: [denyShoots, warnOnCreate, throwing], config: { defaulting: { lifecycle: { enabled: true } } } });
+  const warnOnCreate = (ctx: RuleContext) => (ctx.operation === 'CREATE' ? [textWarning('a warning')] : []);
+  const throwing = defineRule({ id: 'IN-USE', kinds: ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'], operations: ['DELETE'], summary: 'test', check: () => { throw new Error('boom'); } });
+  const s = await startServer({ rules: [denyShoots, throwing], warningChecks: [warnOnCreate], config: { defaulting: { lifecycle: { enabled: true } } } });
   t.teardown(s.close);
   const profile = cloudProfile({ name: 'aws' });
   const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
@@ -101,15 +104,15 @@ t.test('a review refused for its body is logged as a warning with the error code
 
 t.test('at debug level the admission line carries every warning, bounded', async (t) => {
   const many = Array.from({ length: 80 }, (_, i) => `warning ${i} ${'w'.repeat(i === 0 ? 2000 : 10)}`);
-  const warns: Rule = { id: 'CLASSIFICATION', appliesTo: () => true, check: () => [], warnings: () => many.map(textWarning) };
-  const info = await startServer({ rules: [warns] });
+  const warns = () => many.map(textWarning);
+  const info = await startServer({ rules: [], warningChecks: [warns] });
   t.teardown(info.close);
   await info.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-info' }));
   const infoLine = await until('the admission line', () => info.logs.find((l) => l.uid === 'u-info'));
   t.type(infoLine?.warnings, 'number');
   t.notOk(infoLine && 'allWarnings' in infoLine, 'not at info level');
 
-  const debug = await startServer({ rules: [warns], logLevel: 'debug' });
+  const debug = await startServer({ rules: [], warningChecks: [warns], logLevel: 'debug' });
   t.teardown(debug.close);
   await debug.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'u-debug' }));
   const line = await until('the admission line', () => debug.logs.find((l) => l.uid === 'u-debug' && l.msg === 'admission'));

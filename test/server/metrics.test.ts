@@ -5,7 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Rule } from '../../src/policy/rule.js';
+import { forbidden } from '../../src/policy/field.js';
+import { defineRule } from '../../src/policy/rule.js';
 import { createLogger } from '../../src/server/logging.js';
 import { DURATION_BUCKETS, createMetrics } from '../../src/server/metrics.js';
 import { LEFT_OUT_DEFAULT_METRIC } from '../../src/server/process-metrics.js';
@@ -14,23 +15,19 @@ import { cloudProfile, config } from '../helpers/objects.js';
 import { request, review, startServer } from '../helpers/server.js';
 
 // Test-only rules through EvaluateOptions.rules: a denial naming two rules, and an exception.
-const rules: Rule[] = [
-  {
-    id: 'IN-USE',
-    appliesTo: (ctx) => ctx.operation === 'UPDATE',
-    check: () => [
-      { rule: 'IN-USE', field: 'spec.kubernetes.versions[0]', message: 'in use' },
-      { rule: 'IN-USE', field: 'spec.kubernetes.versions[1]', message: 'in use' },
-    ],
-  },
-  { id: 'LATEST-NO-EXPIRY', appliesTo: (ctx) => ctx.operation === 'UPDATE', check: () => [{ rule: 'LATEST-NO-EXPIRY', field: '', message: 'x' }] },
-  {
+const ALL = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'] as const;
+const rules = [
+  defineRule({ id: 'IN-USE', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden('spec.kubernetes.versions[0]', 'in use'), forbidden('spec.kubernetes.versions[1]', 'in use')] }),
+  defineRule({ id: 'LATEST-NO-EXPIRY', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden('', 'x')] }),
+  defineRule({
     id: 'K8S-VERSIONS',
-    appliesTo: (ctx) => ctx.operation === 'DELETE',
+    kinds: ALL,
+    operations: ['DELETE'],
+    summary: 'test',
     check: () => {
       throw new Error('boom');
     },
-  },
+  }),
 ];
 
 function value(text: string, series: string): number | undefined {

@@ -1,13 +1,13 @@
 // adoptExisting: whether DEFAULT-LIFECYCLE takes over the plain versions a profile already has,
 // and how many Shoots run each of them, so none expires at short notice.
 import type { ClusterState } from '../cluster-state.js';
-import type { Config } from '../../config.js';
+import type { PolicyConfig } from '../policy-config.js';
 import { parseDuration } from '../duration.js';
 import type { NamespacedCloudProfile } from '../types.js';
 import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
 
 export interface AdoptionInput {
-  config: Config;
+  config: PolicyConfig;
   /** Only an UPDATE has versions the profile already had. */
   update: boolean;
   profileName: string;

@@ -3,8 +3,8 @@
 // mutated (Gardener defaults nothing on NamespacedCloudProfiles, and an NCP override may carry
 // nothing but an expirationDate).
 import type { ClusterState } from '../cluster-state.js';
-import type { Config } from '../../config.js';
-import { ruleEnabled } from '../../config.js';
+import type { PolicyConfig } from '../policy-config.js';
+import { ruleEnabled } from '../policy-config.js';
 import type { PolicyRequest } from '../rule.js';
 import type { PolicedObject } from '../types.js';
 import type { Warning } from '../warning.js';
@@ -26,7 +26,7 @@ export interface MutationResult {
 export interface MutationOptions {
   /** Epoch ms. */
   now: number;
-  config: Config;
+  config: PolicyConfig;
   /** Which versions Shoots run: lifecycle adoption keeps a notice before expiring those. */
   state: ClusterState;
 }

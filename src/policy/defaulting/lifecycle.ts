@@ -3,7 +3,7 @@
 // annotation), and, only with adoptExisting, plain versions the profile already had; every other
 // version is the operator's and is only read.
 import type { ClusterState } from '../cluster-state.js';
-import type { Config } from '../../config.js';
+import type { PolicyConfig } from '../policy-config.js';
 import { parseDuration } from '../duration.js';
 import type { CloudProfile, ExpirableVersion } from '../types.js';
 import type { Warning } from '../warning.js';
@@ -26,7 +26,7 @@ export interface LifecycleDefaultingInput {
   profile: CloudProfile;
   oldProfile?: CloudProfile;
   now: number;
-  config: Config;
+  config: PolicyConfig;
   lifecycleGate: boolean;
   /** Which versions Shoots run, for adoptExisting; read only when adoption is on. */
   state: ClusterState;

@@ -5,36 +5,36 @@
 // (gardener#14328). Gardener also refuses a bastion section that names neither an image nor a
 // machine type, and a machine type the profile does not list; both are said here too, since an
 // offline check must not pass what gardener-apiserver refuses.
-import type { CloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import { type FieldViolation, invalid, required } from '../field.js';
+import type { Judged } from '../rule.js';
+import { defineRule } from '../rule.js';
 import { listSome } from '../text.js';
-import type { CloudProfile, MachineImage, MachineImageVersion } from '../types.js';
+import type { MachineImage, MachineImageVersion } from '../types.js';
 import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
-import { violationOf } from './version-lists.js';
 
-const violation = violationOf('BASTION-IMAGE');
+type ProfileWrite = Judged<'CloudProfile', 'CREATE' | 'UPDATE'>;
 
-type Judged = CloudProfileContext & { object: CloudProfile };
-
-function applies(ctx: RuleContext): ctx is Judged {
-  return ctx.kind === 'CloudProfile' && (ctx.operation === 'CREATE' || ctx.operation === 'UPDATE') && ctx.object?.spec.bastion !== undefined;
+/** The bastion machine type's architecture, or why the machine type is wrong. */
+interface MachineTypeVerdict {
+  /**
+   * Its own, else Gardener's default amd64. Undefined when no machine type is given (any
+   * architecture will do) or when spec.machineCapabilities carries the architectures in capability
+   * flavors, which this rule does not read.
+   */
+  arch?: string;
+  problems: FieldViolation[];
 }
 
-/**
- * The bastion machine type's architecture: its own, else Gardener's default amd64. Undefined when
- * no machine type is given (any architecture will do) or when spec.machineCapabilities carries the
- * architectures in capability flavors, which this rule does not read.
- */
-function architectureOf(ctx: Judged, out: Violation[]): string | undefined {
+function machineTypeOf(ctx: ProfileWrite): MachineTypeVerdict {
   const spec = ctx.object.spec;
   const wanted = spec.bastion?.machineType;
-  if (!wanted) return undefined;
+  if (!wanted) return { problems: [] };
   const type = (spec.machineTypes ?? []).find((t) => t.name === wanted.name);
   if (!type) {
-    out.push(violation('spec.bastion.machineType.name', `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`));
-    return undefined;
+    return { problems: [invalid('spec.bastion.machineType.name', `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`)] };
   }
-  if ((spec.machineCapabilities?.length ?? 0) > 0) return undefined;
-  return type.architecture ?? 'amd64';
+  if ((spec.machineCapabilities?.length ?? 0) > 0) return { problems: [] };
+  return { arch: type.architecture ?? 'amd64', problems: [] };
 }
 
 /** The architectures Gardener stores for a version: its own, else the amd64 it defaults. */
@@ -59,15 +59,14 @@ function whyNot(v: MachineImageVersion, arch: string | undefined, now: number): 
   return `is not built for ${arch} (its architectures: ${architecturesOf(v).join(', ')})`;
 }
 
-function judgeImage(ctx: Judged, image: MachineImage, arch: string | undefined): Violation[] {
-  const pinned = ctx.object.spec.bastion!.machineImage!.version;
+function judgeImage(ctx: ProfileWrite, image: MachineImage, arch: string | undefined, pinned: string | undefined): FieldViolation[] {
   const archText = `"${arch ?? '<nil>'}"`;
   const gardener = `no image with classification supported and arch ${archText} found`;
   const forArch = arch === undefined ? '' : ` for architecture ${arch}`;
   if (pinned === undefined) {
     if (image.versions.some((v) => qualifies(v, arch, ctx.now))) return [];
     return [
-      violation(
+      invalid(
         'spec.bastion.machineImage.name',
         `${gardener}: no version of machine image ${image.name} has an explicit classification: supported that is supported now${forArch}; classify one so, or pin the bastion to one that is (a version without a classification does not count, as in Gardener)`,
       ),
@@ -75,29 +74,32 @@ function judgeImage(ctx: Judged, image: MachineImage, arch: string | undefined):
   }
   const entry = image.versions.find((v) => v.version === pinned);
   if (!entry) {
-    return [violation('spec.bastion.machineImage.version', `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
+    return [invalid('spec.bastion.machineImage.version', `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
   }
   if (qualifies(entry, arch, ctx.now)) return [];
-  return [violation('spec.bastion.machineImage.version', `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
+  return [invalid('spec.bastion.machineImage.version', `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
 }
 
-function check(ctx: Judged): Violation[] {
-  const { machineImage, machineType } = ctx.object.spec.bastion!;
-  if (!machineImage && !machineType) return [violation('spec.bastion', 'bastion section needs a machine type or machine image')];
-  const out: Violation[] = [];
-  const arch = architectureOf(ctx, out);
+function check(ctx: ProfileWrite): FieldViolation[] {
+  const bastion = ctx.object.spec.bastion;
+  if (!bastion) return [];
+  const { machineImage, machineType } = bastion;
+  if (!machineImage && !machineType) return [required('spec.bastion', 'bastion section needs a machine type or machine image')];
+  const { arch, problems: out } = machineTypeOf(ctx);
   if (!machineImage) return out;
   const images = ctx.object.spec.machineImages;
   const image = images.find((i) => i.name === machineImage.name);
   if (!image) {
     const names = listSome(images.map((i) => `"${i.name}"`)) || 'none';
-    return [...out, violation('spec.bastion.machineImage.name', `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
+    return [...out, invalid('spec.bastion.machineImage.name', `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
   }
-  return [...out, ...judgeImage(ctx, image, arch)];
+  return [...out, ...judgeImage(ctx, image, arch, machineImage.version)];
 }
 
-export const bastionImage: Rule = {
+export const bastionImage = defineRule({
   id: 'BASTION-IMAGE',
-  appliesTo: applies,
-  check: (ctx) => (applies(ctx) ? check(ctx) : []),
-};
+  kinds: ['CloudProfile'],
+  operations: ['CREATE', 'UPDATE'],
+  summary: 'a bastion image without a version classified `supported` now',
+  check,
+});

@@ -1,12 +1,11 @@
 // CLASSIFICATION: the legacy `classification` field takes preview, supported or deprecated.
 // `expired` is forbidden (an expiry is a date, not a label) and `unavailable` is only ever derived.
-import type { Rule, Violation } from '../rule.js';
+import { type FieldViolation, notSupported } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import type { VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
-import { isProfileWrite, ownTarget, versionLists, versionNamer, violationOf } from './version-lists.js';
-
-const violation = violationOf('CLASSIFICATION');
+import { ownTarget, PROFILES, versionLists, versionNamer, WRITES } from './version-lists.js';
 
 export const LEGACY_CLASSIFICATIONS: readonly string[] = ['preview', 'supported', 'deprecated'];
 
@@ -16,19 +15,20 @@ function hint(value: string): string {
   return 'use one of them, or a lifecycle';
 }
 
-function unsupported(list: VersionList, v: ExpirableVersion, path: string, value: string, name: VersionNamer): Violation {
-  return violation(
+function unsupported(list: VersionList, v: ExpirableVersion, path: string, value: string, name: VersionNamer): FieldViolation {
+  return notSupported(
     `${path}.classification`,
     `classification "${value}" of ${name(list, v).text} is not supported: supported values: "deprecated", "preview", "supported"; ${hint(value)}`,
   );
 }
 
-export const classification: Rule = {
+export const classification = defineRule({
   id: 'CLASSIFICATION',
-  appliesTo: isProfileWrite,
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'a legacy `classification` other than `preview`, `supported`, `deprecated`',
   check(ctx) {
-    if (!isProfileWrite(ctx)) return [];
-    const out: Violation[] = [];
+    const out: FieldViolation[] = [];
     const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
@@ -38,4 +38,4 @@ export const classification: Rule = {
     }
     return out;
   },
-};
+});

@@ -3,18 +3,17 @@
 // versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../cluster-state.js';
-import type { CloudProfileContext, NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import { type FieldViolation, forbidden } from '../field.js';
+import type { Judged } from '../rule.js';
+import { defineRule } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
 import type { SourcedUse } from '../usage.js';
 import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '../versions.js';
 
-type ProfileContext = CloudProfileContext | NamespacedCloudProfileContext;
-
-const isProfile = (ctx: RuleContext): ctx is ProfileContext => ctx.kind === 'CloudProfile' || ctx.kind === 'NamespacedCloudProfile';
-
-const v = (message: string, field = ''): Violation => ({ rule: 'IN-USE', field, message });
+type ProfileContext = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE' | 'DELETE'>;
+type ProfileUpdate = Extract<ProfileContext, { operation: 'UPDATE' }>;
 
 const SHOOT_HINT = 'move those Shoots to another version first (an expirationDate retires a version without removing it)';
 
@@ -56,12 +55,12 @@ function removals(old: CloudProfileSpec | NamespacedCloudProfileSpec, cur: Cloud
 }
 
 /** An UPDATE of a profile that is already being deleted is not checked (Gardener parity). */
-function beingDeleted(ctx: ProfileContext): boolean {
-  return (ctx.object !== undefined && isDeleting(ctx.object)) || (ctx.oldObject !== undefined && isDeleting(ctx.oldObject));
+function beingDeleted(ctx: ProfileUpdate): boolean {
+  return isDeleting(ctx.object) || (ctx.oldObject !== undefined && isDeleting(ctx.oldObject));
 }
 
-function updateRemovals(ctx: ProfileContext): Removals | undefined {
-  if (ctx.operation !== 'UPDATE' || !ctx.object || !ctx.oldObject || beingDeleted(ctx)) return undefined;
+function updateRemovals(ctx: ProfileUpdate): Removals | undefined {
+  if (!ctx.oldObject || beingDeleted(ctx)) return undefined;
   return removals(ctx.oldObject.spec, ctx.object.spec);
 }
 
@@ -76,11 +75,11 @@ function needsUsers(ctx: ProfileContext): boolean {
 
 // --- CloudProfile UPDATE -----------------------------------------------------------------
 
-function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violation[] {
-  const name = ctx.object!.metadata.name;
+function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Removals): FieldViolation[] {
+  const name = ctx.object.metadata.name;
   const children = liveChildren(ctx.state, name);
   const sources = sourcesOfCloudProfile(name, children);
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   const shootsOn = (lookup: (ref: ProfileRef) => VersionUse[]) => liveUses(sources, lookup);
   const listed = listedByChildren(children);
   const ncpsListing = (key: string) => cappedList(listed.get(key) ?? [], objectKey, (n) => `NamespacedCloudProfile '${objectKey(n)}'`);
@@ -88,28 +87,28 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length > 0) {
-      out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, 'spec.kubernetes.versions'));
+      out.push(forbidden('spec.kubernetes.versions', `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
     }
     const ncps = ncpsListing(k8sKey(version));
     if (ncps) {
-      out.push(v(`unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, 'spec.kubernetes.versions'));
+      out.push(forbidden('spec.kubernetes.versions', `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
     }
   }
 
   for (const img of r.images) {
     const field = img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`;
     for (const [version, uses] of imageUses(img, shootsOn, ctx)) {
-      out.push(v(`unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`, field));
+      out.push(forbidden(field, `unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
     }
     if (img.index === undefined) {
       const ncps = ncpsListing(imageKey(img.name));
-      if (ncps) out.push(v(`unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
+      if (ncps) out.push(forbidden(field, `unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
       continue;
     }
     for (const version of img.versions) {
       const ncps = ncpsListing(imageKey(img.name, version));
       if (ncps) {
-        out.push(v(`unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`, field));
+        out.push(forbidden(field, `unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
       }
     }
   }
@@ -117,7 +116,7 @@ function checkCloudProfileUpdate(ctx: CloudProfileContext, r: Removals): Violati
   for (const added of r.added) {
     const ncps = ncpsListing(imageKey(added.name));
     if (ncps) {
-      out.push(v(`unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`, `spec.machineImages[${added.index}]`));
+      out.push(forbidden(`spec.machineImages[${added.index}]`, `unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`));
     }
   }
   return out;
@@ -145,7 +144,7 @@ function listedByChildren(children: readonly NamespacedCloudProfile[]): Map<stri
 }
 
 /** Live uses of each removed version of an image, in the old profile's order. */
-function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => VersionUse[]) => SourcedUse[], ctx: CloudProfileContext): Array<[string, SourcedUse[]]> {
+function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => VersionUse[]) => SourcedUse[], ctx: Judged<'CloudProfile', 'UPDATE'>): Array<[string, SourcedUse[]]> {
   if (img.index !== undefined) {
     return img.versions.map((version): [string, SourcedUse[]] => [version, shootsOn((ref) => ctx.state.machineImageVersionUsers(ref, img.name, version))]).filter(([, uses]) => uses.length > 0);
   }
@@ -159,12 +158,12 @@ function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => Ve
 
 // --- NamespacedCloudProfile UPDATE --------------------------------------------------------
 
-function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals): Violation[] {
-  const ncp = ctx.object!;
+function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, r: Removals): FieldViolation[] {
+  const ncp = ctx.object;
   const id = objectKey(ncp);
   const ref: ProfileRef = { kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name };
   const parentName = ncp.spec.parent.name;
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   const live = (uses: VersionUse[]) => uses.filter((u) => !isDeleting(u.shoot));
 
   // With the override gone, the new merged profile holds the parent's entry (or nothing). Its
@@ -176,10 +175,10 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
     const uses = live(ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length === 0) continue;
     out.push(
-      v(
+      forbidden(
+        'spec.kubernetes.versions',
         `unable to delete Kubernetes version "${version}" from NamespacedCloudProfile '${id}' - version with extended expiration date is still in use by ${describeShootUses(uses)}; ` +
           `the parent CloudProfile "${parentName}" has it expired${expiredSince(parentEntry)}, so keep the override until those Shoots moved on`,
-        'spec.kubernetes.versions',
       ),
     );
   }
@@ -193,10 +192,10 @@ function checkNamespacedUpdate(ctx: NamespacedCloudProfileContext, r: Removals):
       if (uses.length === 0) continue;
       const why = parentEntry ? `has it expired${expiredSince(parentEntry)}` : 'does not offer it';
       out.push(
-        v(
+        forbidden(
+          img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`,
           `unable to delete Machine image version '${img.name}/${version}' from NamespacedCloudProfile '${id}' - version is still in use by ${describeShootUses(uses)}; ` +
             `the parent CloudProfile "${parentName}" ${why}, so keep it until those Shoots moved on`,
-          img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`,
         ),
       );
     }
@@ -222,19 +221,19 @@ function expiredSince(entry: ExpirableVersion): string {
 
 // --- DELETE -------------------------------------------------------------------------------
 
-function checkDelete(ctx: ProfileContext): Violation[] {
+function checkDelete(ctx: ProfileContext): FieldViolation[] {
   const name = ctx.request.name;
   if (ctx.kind === 'CloudProfile') {
-    const out: Violation[] = [];
+    const out: FieldViolation[] = [];
     const shoots = ctx.state.shootsUsing({ kind: 'CloudProfile', name }).filter((s) => !isDeleting(s));
     if (shoots.length > 0) {
       const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-      out.push(v(`cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
+      out.push(forbidden('', `cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
     }
     const ncps = liveChildren(ctx.state, name);
     if (ncps.length > 0) {
       const list = cappedList(ncps, objectKey, (n) => `'${objectKey(n)}'`);
-      out.push(v(`cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
+      out.push(forbidden('', `cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
     }
     return out;
   }
@@ -242,18 +241,19 @@ function checkDelete(ctx: ProfileContext): Violation[] {
   const shoots = ctx.state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name }).filter((s) => !isDeleting(s));
   if (shoots.length === 0) return [];
   const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-  return [v(`cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
+  return [forbidden('', `cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
 }
 
-export const inUse: Rule = {
+export const inUse = defineRule({
   id: 'IN-USE',
-  appliesTo: (ctx) => isProfile(ctx) && (ctx.operation === 'DELETE' || ctx.operation === 'UPDATE'),
-  needsState: (ctx) => isProfile(ctx) && needsUsers(ctx),
+  kinds: ['CloudProfile', 'NamespacedCloudProfile'],
+  operations: ['UPDATE', 'DELETE'],
+  summary: 'removing a version (or image) that Shoots or child NamespacedCloudProfiles still use; deleting a profile that is still referenced',
+  needsState: needsUsers,
   check(ctx) {
-    if (!isProfile(ctx)) return [];
     if (ctx.operation === 'DELETE') return checkDelete(ctx);
     const r = updateRemovals(ctx);
     if (!matters(ctx, r)) return []; // nothing removed: no reason to read the state
     return ctx.kind === 'CloudProfile' ? checkCloudProfileUpdate(ctx, r) : checkNamespacedUpdate(ctx, r);
   },
-};
+});

@@ -1,28 +1,31 @@
-// The rule registry: evaluate() runs every enabled rule that applies and collects all violations.
+// The rule list: every validating rule, declared once (its ID, kinds, operations, summary, whether
+// it needs the cluster state, and its check). evaluate() runs them in this order, the rule IDs'
+// type derives from it, and `npm run generate` writes the copies the config schema, the chart, the
+// README and docs/configuration.md keep (docs/development.md, "Adding a rule").
 //
 // Conventions every rule follows:
-// - A rule is pure: it reads the RuleContext and returns Violations; it never throws on valid
-//   input and never reads the clock (ctx.now) or does I/O (ctx.state is in memory).
+// - A rule is pure: it reads the RuleContext and returns field violations (../field.ts); it never
+//   throws on valid input, never reads the clock (ctx.now) and does no I/O (ctx.state is in memory).
 // - For a NamespacedCloudProfile, K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
 //   MACHINE-IMAGES also judge the merged profile (ctx.merged) with field paths under
 //   `status.cloudProfileSpec.`, as Gardener validates the simulated status.
-// - Field paths look like `spec.kubernetes.versions[3].lifecycle[1].classification`.
-import type { Rule } from '../rule.js';
-import { kubernetesVersions } from './k8s-versions.js';
-import { machineImages } from './machine-images.js';
+import { MUTATING_RULES } from '../mutating-rules.js';
+import type { MutatingRuleId } from '../mutating-rules.js';
+import { bastionImage } from './bastion-image.js';
 import { classification } from './classification.js';
-import { lifecycleOrder } from './lifecycle-order.js';
-import { latestNoExpiry } from './latest-no-expiry.js';
-import { supportedPerMinor } from './supported-per-minor.js';
-import { pastExpiration } from './past-expiration.js';
 import { inUse } from './in-use.js';
+import { kubernetesVersions } from './k8s-versions.js';
+import { latestNoExpiry } from './latest-no-expiry.js';
+import { lifecycleOrder } from './lifecycle-order.js';
+import { machineImages } from './machine-images.js';
 import { ncpOverrides } from './ncp-overrides.js';
-import { shootVersionAvailable } from './shoot-version-available.js';
+import { pastExpiration } from './past-expiration.js';
 import { shootNoDowngrade } from './shoot-no-downgrade.js';
 import { shootNoMinorSkip } from './shoot-no-minor-skip.js';
-import { bastionImage } from './bastion-image.js';
+import { shootVersionAvailable } from './shoot-version-available.js';
+import { supportedPerMinor } from './supported-per-minor.js';
 
-export const RULES: readonly Rule[] = [
+export const RULES = [
   kubernetesVersions,
   machineImages,
   classification,
@@ -36,4 +39,9 @@ export const RULES: readonly Rule[] = [
   shootNoDowngrade,
   shootNoMinorSkip,
   bastionImage,
-];
+] as const;
+
+/** Every rule ID of POLICY.md: the label in messages, metrics, config and tests. */
+export type RuleId = (typeof RULES)[number]['id'] | MutatingRuleId;
+
+export const RULE_IDS: readonly RuleId[] = [...RULES.map((r) => r.id), ...MUTATING_RULES.map((r) => r.id)];

@@ -2,20 +2,19 @@
 // unavailable: gardener-apiserver drops unavailable versions first); each strictly X.Y.Z; no
 // duplicates. A NamespacedCloudProfile's own list may be empty (it only overrides); its merged
 // profile is judged like a CloudProfile.
-import type { Rule, Violation } from '../rule.js';
+import { duplicate, type FieldViolation, invalid, required as requiredField } from '../field.js';
+import { defineRule } from '../rule.js';
 import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
-import { isProfileWrite, judgeOwnAndMerged, kubernetesList, listSome, violationOf } from './version-lists.js';
+import { judgeOwnAndMerged, kubernetesList, listSome, PROFILES, WRITES } from './version-lists.js';
 
-const violation = violationOf('K8S-VERSIONS');
-
-function formatAndDuplicates(list: VersionList): Violation[] {
-  const out: Violation[] = [];
+function formatAndDuplicates(list: VersionList): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const firstIndex = new Map<string, number>();
   list.versions.forEach((v, i) => {
     if (!isStrictKubernetesVersion(v.version)) {
       out.push(
-        violation(
+        invalid(
           `${list.path}[${i}]`,
           `kubernetes version "${v.version}" is not valid: all Kubernetes versions must match the regex ${K8S_VERSION_PATTERN.source} (major.minor.patch, no "v" prefix, no suffix)`,
         ),
@@ -24,18 +23,18 @@ function formatAndDuplicates(list: VersionList): Violation[] {
     }
     const first = firstIndex.get(v.version);
     if (first === undefined) firstIndex.set(v.version, i);
-    else out.push(violation(`${list.path}[${i}].version`, `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
+    else out.push(duplicate(`${list.path}[${i}].version`, `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
   });
   return out;
 }
 
-function required(list: VersionList | undefined, path: string, ctx: ProfileWrite, target: Target): Violation[] {
-  if (!list || list.versions.length === 0) return [violation(path, 'must provide at least one Kubernetes version')];
+function required(list: VersionList | undefined, path: string, ctx: ProfileWrite, target: Target): FieldViolation[] {
+  if (!list || list.versions.length === 0) return [requiredField(path, 'must provide at least one Kubernetes version')];
   const onCreate = ctx.operation === 'CREATE' && target.kind === 'CloudProfile';
   if (onCreate && list.versions.every((v) => classificationAt(v, ctx.now) === 'unavailable')) {
     const names = listSome(list.versions.map((v) => v.version));
     return [
-      violation(
+      requiredField(
         path,
         `must provide at least one Kubernetes version that is not unavailable: every version (${names}) only starts in the future, and gardener-apiserver drops unavailable versions on create; give at least one version a stage that has already started`,
       ),
@@ -44,14 +43,16 @@ function required(list: VersionList | undefined, path: string, ctx: ProfileWrite
   return [];
 }
 
-function judge(ctx: ProfileWrite, target: Target): Violation[] {
+function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const list = kubernetesList(target);
   const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, `${target.prefix}.kubernetes.versions`, ctx, target);
   return list ? [...out, ...formatAndDuplicates(list)] : out;
 }
 
-export const kubernetesVersions: Rule = {
+export const kubernetesVersions = defineRule({
   id: 'K8S-VERSIONS',
-  appliesTo: isProfileWrite,
-  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
-};
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'no Kubernetes version, a version that is not `X.Y.Z`, a duplicate',
+  check: (ctx) => judgeOwnAndMerged(ctx, (t) => judge(ctx, t)),
+});

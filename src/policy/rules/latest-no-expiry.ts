@@ -3,20 +3,19 @@
 // holds for the highest version that is not unavailable, which becomes the latest once
 // gardener-apiserver has dropped the scheduled ones. Machine images are exempt. A
 // NamespacedCloudProfile is judged on its merged profile.
-import type { Rule, Violation } from '../rule.js';
+import { type FieldViolation, forbidden } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { classificationAt, hasLifecycle, latestVersion, parseVersion } from '../versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
-import { isProfileWrite, judgeOwnAndMerged, kubernetesList, violationOf } from './version-lists.js';
+import { judgeOwnAndMerged, kubernetesList, PROFILES, WRITES } from './version-lists.js';
 
-const violation = violationOf('LATEST-NO-EXPIRY');
-
-function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): Violation[] {
+function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): FieldViolation[] {
   const i = list.versions.indexOf(latest);
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   if (latest.expirationDate !== undefined) {
     out.push(
-      violation(
+      forbidden(
         `${list.path}[${i}].expirationDate`,
         `expiration date of latest kubernetes version ('${latest.version}') must not be set${why}: remove the expirationDate, or add a higher version first`,
       ),
@@ -25,7 +24,7 @@ function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): 
   const last = hasLifecycle(latest) ? latest.lifecycle!.length - 1 : -1;
   if (last >= 0 && latest.lifecycle![last]!.classification === 'expired') {
     out.push(
-      violation(
+      forbidden(
         `${list.path}[${i}].lifecycle[${last}]`,
         `classification expired of latest kubernetes version ('${latest.version}') must not be set${why}: end its lifecycle before the expired stage, or add a higher version first`,
       ),
@@ -34,7 +33,7 @@ function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): 
   return out;
 }
 
-function judge(ctx: ProfileWrite, target: Target): Violation[] {
+function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const list = target.kind === 'NamespacedCloudProfile' ? undefined : kubernetesList(target);
   if (!list) return [];
   // Unparseable entries are K8S-VERSIONS' business; the latest is judged among the rest.
@@ -52,8 +51,10 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
   return out;
 }
 
-export const latestNoExpiry: Rule = {
+export const latestNoExpiry = defineRule({
   id: 'LATEST-NO-EXPIRY',
-  appliesTo: isProfileWrite,
-  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
-};
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'an expiry on the highest Kubernetes version',
+  check: (ctx) => judgeOwnAndMerged(ctx, (t) => judge(ctx, t)),
+});

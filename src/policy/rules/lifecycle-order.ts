@@ -3,34 +3,33 @@
 // the first stage may omit its startTime; start times never decrease (equal is fine). On UPDATE a
 // version that was not unavailable must not become unavailable. Legacy `classification: expired`
 // is forbidden here too (POLICY lists it under both rules).
-import type { Rule, Violation } from '../rule.js';
+import { duplicate, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../types.js';
 import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
-import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
-
-const violation = violationOf('LIFECYCLE-ORDER');
+import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer, WRITES } from './version-lists.js';
 
 const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
 const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';
 
-function stageValues(stages: readonly LifecycleStage[], path: string, what: string): Violation[] {
-  const out: Violation[] = [];
+function stageValues(stages: readonly LifecycleStage[], path: string, what: string): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const seen = new Set<string>();
   stages.forEach((s, k) => {
     const field = `${path}.lifecycle[${k}].classification`;
     if (!WRITABLE_STAGES.includes(s.classification)) {
       const why = s.classification === 'unavailable' ? '; "unavailable" is derived (every stage still in the future) and cannot be written' : '';
-      out.push(violation(field, `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
+      out.push(notSupported(field, `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
     } else if (seen.has(s.classification)) {
-      out.push(violation(field, `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
+      out.push(duplicate(field, `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
     }
     seen.add(s.classification);
     const prev = stages[k - 1];
     if (prev && stageRank(prev.classification) > stageRank(s.classification) && stageRank(s.classification) > 0) {
       out.push(
-        violation(
+        invalid(
           field,
           `lifecycle classifications not in expected order (preview, supported, deprecated, expired): ${s.classification} must be before ${prev.classification} in the lifecycle of ${what}`,
         ),
@@ -40,8 +39,8 @@ function stageValues(stages: readonly LifecycleStage[], path: string, what: stri
   return out;
 }
 
-function startTimes(stages: readonly LifecycleStage[], path: string, what: string): Violation[] {
-  const out: Violation[] = [];
+function startTimes(stages: readonly LifecycleStage[], path: string, what: string): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const first = stages[0];
   if (!first) return out;
   let prev = { classification: first.classification, start: stageStart(first) };
@@ -49,7 +48,7 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
     if (k === 0) return;
     if (s.startTime === undefined) {
       out.push(
-        violation(
+        required(
           `${path}.lifecycle[${k}]`,
           `only the leading lifecycle elements can have the start time optional: the ${s.classification} stage of ${what} has no startTime; give it one`,
         ),
@@ -59,7 +58,7 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
     const start = parseInstant(s.startTime);
     if (start < prev.start) {
       out.push(
-        violation(
+        invalid(
           `${path}.lifecycle[${k}]`,
           `lifecycle start times must be monotonically increasing: the ${s.classification} stage of ${what} starts at ${formatInstant(start)}, before the ${prev.classification} stage (${formatInstant(prev.start)}); equal start times are allowed`,
         ),
@@ -70,16 +69,16 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
   return out;
 }
 
-function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean, name: VersionNamer): Violation[] {
+function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean, name: VersionNamer): FieldViolation[] {
   const what = name(list, v).text;
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   if (v.classification === 'expired' && !hasLifecycle(v)) {
-    out.push(violation(`${path}.classification`, `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
+    out.push(forbidden(`${path}.classification`, `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
   }
   if (!hasLifecycle(v)) return out;
   if (!gate) {
     out.push(
-      violation(
+      forbidden(
         `${path}.lifecycle`,
         `lifecycles are not allowed with disabled VersionClassificationLifecycle feature gate: ${what} has a lifecycle; use classification and expirationDate, or turn the gate on (in gardener-apiserver and in this webhook's config)`,
       ),
@@ -88,7 +87,7 @@ function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate
   }
   if (hasLegacyFields(v)) {
     out.push(
-      violation(
+      forbidden(
         path,
         `cannot specify \`classification\` or \`expirationDate\` in combination with \`lifecycle\`: ${what} has both; express the classification and expiry as lifecycle stages`,
       ),
@@ -98,10 +97,10 @@ function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate
   return [...out, ...stageValues(stages, path, what), ...startTimes(stages, path, what)];
 }
 
-function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): Violation[] {
+function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): FieldViolation[] {
   if (ctx.operation !== 'UPDATE') return [];
   const old = oldVersions(ctx);
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   for (const list of versionLists(ownTarget(ctx))) {
     const matching = old.matching(list);
     if (!matching) continue;
@@ -111,7 +110,7 @@ function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): Violation[] {
       const was = classificationAt(before, ctx.now);
       if (was === 'unavailable' || classificationAt(v, ctx.now) !== 'unavailable') return;
       out.push(
-        violation(
+        forbidden(
           `${list.path}[${i}]`,
           `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${name(list, v).text} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
         ),
@@ -121,12 +120,13 @@ function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): Violation[] {
   return out;
 }
 
-export const lifecycleOrder: Rule = {
+export const lifecycleOrder = defineRule({
   id: 'LIFECYCLE-ORDER',
-  appliesTo: isProfileWrite,
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'a `lifecycle` with the feature gate off, out of order, or mixed with the legacy fields; a version turned back to `unavailable`',
   check(ctx) {
-    if (!isProfileWrite(ctx)) return [];
-    const out: Violation[] = [];
+    const out: FieldViolation[] = [];
     const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
@@ -135,4 +135,4 @@ export const lifecycleOrder: Rule = {
     }
     return [...out, ...turnedUnavailable(ctx, name)];
   },
-};
+});

@@ -1,12 +1,9 @@
 // MACHINE-IMAGES, one machine image version: its version string, in-place minimum version,
 // kubelet constraint, architectures and (CloudProfile-grade only) container runtimes.
-import type { Violation } from '../rule.js';
+import { duplicate, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
 import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../types.js';
 import { isValidVersionConstraint } from '../version-constraint.js';
 import { parseVersion } from '../versions.js';
-import { violationOf } from './version-lists.js';
-
-const violation = violationOf('MACHINE-IMAGES');
 
 export interface ImageChecks {
   /** CloudProfile-grade: at least one version, an updateStrategy and container runtimes required. */
@@ -34,11 +31,12 @@ export function isUnprefixedQualifiedName(name: string): boolean {
 
 const quoted = (values: readonly string[]) => values.map((v) => `"${v}"`).join(', ');
 
-// Each check appends to `out`: a profile has hundreds of image versions, most without problems,
-// so a field path or a message is only built for a violation.
+// Each check returns NONE for a clean version: a profile has hundreds of image versions, most
+// without problems, so an array, a field path or a message is only built for a violation.
+const NONE: readonly FieldViolation[] = [];
 
 /** Where a version sits and how messages name it; both texts are built when a violation needs them. */
-class VersionAt {
+export class VersionAt {
   constructor(
     readonly image: NamespacedMachineImage,
     readonly v: MachineImageVersion,
@@ -55,98 +53,103 @@ class VersionAt {
   }
 }
 
-function versionString(out: Violation[], at: VersionAt): void {
+function versionString(at: VersionAt): readonly FieldViolation[] {
   const v = at.v;
-  if (v.version === '') out.push(violation(`${at.path}.version`, `must provide a version for ${at.what}`));
-  else if (!parseVersion(v.version)) {
-    out.push(
-      violation(
-        `${at.path}.version`,
-        `could not parse version "${v.version}" of ${at.what}. Use a semantic version. In case there is no semantic version for this image use the extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version`,
-      ),
-    );
-  }
+  if (v.version === '') return [required(`${at.path}.version`, `must provide a version for ${at.what}`)];
+  if (parseVersion(v.version)) return NONE;
+  return [
+    invalid(
+      `${at.path}.version`,
+      `could not parse version "${v.version}" of ${at.what}. Use a semantic version. In case there is no semantic version for this image use the extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version`,
+    ),
+  ];
 }
 
-function inPlaceAndKubelet(out: Violation[], at: VersionAt): void {
+function inPlaceAndKubelet(at: VersionAt): readonly FieldViolation[] {
   const v = at.v;
+  let out: FieldViolation[] | undefined;
   const min = v.inPlaceUpdates?.minVersionForUpdate;
   if (min !== undefined && !parseVersion(min)) {
     // Gardener reports this one on a synthetic path; we keep its path so tooling matches.
-    out.push(violation(`${at.path}.minVersionForInPlaceUpdate`, `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
+    (out ??= []).push(invalid(`${at.path}.minVersionForInPlaceUpdate`, `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
   }
   const constraint = v.kubeletVersionConstraint;
   if (constraint !== undefined && !isValidVersionConstraint(constraint)) {
-    out.push(violation(`${at.path}.kubeletVersionConstraint`, `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
+    (out ??= []).push(invalid(`${at.path}.kubeletVersionConstraint`, `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
   }
+  return out ?? NONE;
 }
 
-function architectures(out: Violation[], at: VersionAt, checks: ImageChecks): void {
+function architectures(at: VersionAt, checks: ImageChecks): readonly FieldViolation[] {
+  let out: FieldViolation[] | undefined;
   const archs = at.v.architectures ?? [];
   for (let a = 0; a < archs.length; a++) {
     const arch = archs[a]!;
     if (!checks.architectures.includes(arch)) {
-      out.push(violation(`${at.path}.architectures[${a}]`, `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
+      (out ??= []).push(notSupported(`${at.path}.architectures[${a}]`, `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
     }
   }
-  if (checks.capabilities) return;
+  if (checks.capabilities) return out ?? NONE;
   if (checks.architecturesRequired && archs.length === 0) {
-    out.push(violation(`${at.path}.architectures`, `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
+    (out ??= []).push(required(`${at.path}.architectures`, `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
   }
   if (checks.full && (at.v.capabilityFlavors?.length ?? 0) > 0) {
-    out.push(violation(`${at.path}.capabilityFlavors`, `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
+    (out ??= []).push(forbidden(`${at.path}.capabilityFlavors`, `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
   }
+  return out ?? NONE;
 }
 
 /** A set of the values seen so far, made only for a list that can hold a duplicate (two entries or more). */
 const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new Set<string>() : undefined);
 
-// Field paths as functions of the indexes, called only for a violation: a closure per entry cost
-// about 170 bytes per image version on every review (a fifth of what MACHINE-IMAGES allocated).
+// Field paths as functions of the indexes, called only for a violation (bench/NOTES.md).
 const criPath = (at: VersionAt, c: number) => `${at.path}.cri[${c}]`;
 const runtimePath = (at: VersionAt, c: number, m: number) => `${criPath(at, c)}.containerRuntimes[${m}].type`;
 
-function containerRuntimes(out: Violation[], cri: CRI, c: number, at: VersionAt): void {
+function containerRuntimes(cri: CRI, c: number, at: VersionAt): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const runtimes = cri.containerRuntimes ?? [];
   const seen = seenSet(runtimes.length);
   for (let m = 0; m < runtimes.length; m++) {
     const cr = runtimes[m]!;
     if (!isUnprefixedQualifiedName(cr.type)) {
-      out.push(violation(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
+      out.push(invalid(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
     }
-    if (seen?.has(cr.type)) out.push(violation(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
+    if (seen?.has(cr.type)) out.push(duplicate(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
     seen?.add(cr.type);
   }
+  return out;
 }
 
-function criOf(out: Violation[], at: VersionAt, required: boolean): void {
+function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
   const cris = at.v.cri ?? [];
   if (cris.length === 0) {
-    if (required) out.push(violation(`${at.path}.cri`, `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`));
-    return;
+    return criRequired ? [required(`${at.path}.cri`, `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`)] : NONE;
   }
+  let out: FieldViolation[] | undefined;
   const seen = seenSet(cris.length);
   for (let c = 0; c < cris.length; c++) {
     const cri = cris[c]!;
-    if (seen?.has(cri.name)) out.push(violation(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
+    if (seen?.has(cri.name)) (out ??= []).push(duplicate(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
     seen?.add(cri.name);
     if (cri.name !== 'containerd') {
-      out.push(violation(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
+      (out ??= []).push(notSupported(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
-    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) containerRuntimes(out, cri, c, at);
+    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) for (const f of containerRuntimes(cri, c, at)) (out ??= []).push(f);
   }
+  return out ?? NONE;
 }
 
-/**
- * Appends every problem of version `k` of the image at `imagePath`; `seen` holds the versions of
- * this image name met so far (duplicates).
- */
-export function judgeImageVersion(out: Violation[], image: NamespacedMachineImage, v: MachineImageVersion, imagePath: string, k: number, checks: ImageChecks, seen: Set<string>): void {
-  const at = new VersionAt(image, v, imagePath, k);
-  if (seen.has(v.version)) out.push(violation(at.path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`));
+/** Every problem of one image version; `seen` holds the versions of this image name met so far (duplicates). */
+export function imageVersionViolations(at: VersionAt, checks: ImageChecks, seen: Set<string>): readonly FieldViolation[] {
+  const { image, v } = at;
+  const repeated = seen.has(v.version) ? [duplicate(at.path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`)] : NONE;
   seen.add(v.version);
-  versionString(out, at);
-  inPlaceAndKubelet(out, at);
-  architectures(out, at, checks);
-  if (checks.full) criOf(out, at, !checks.parentVersions?.has(v.version));
+  const form = versionString(at);
+  const fields = inPlaceAndKubelet(at);
+  const archs = architectures(at, checks);
+  const cris = checks.full ? criOf(at, !checks.parentVersions?.has(v.version)) : NONE;
+  // No array of the parts: a clean version (nearly all) allocates nothing here.
+  if (repeated === NONE && form === NONE && fields === NONE && archs === NONE && cris === NONE) return NONE;
+  return [...repeated, ...form, ...fields, ...archs, ...cris];
 }

@@ -4,32 +4,31 @@
 // its parent does not have is judged like a CloudProfile's. The merged profile is judged like a
 // CloudProfile, except that architectures are not required there (Gardener's merge defaults them)
 // and the parent's own entries count as stored with Gardener's defaults.
-import type { Rule, Violation } from '../rule.js';
+import { duplicate, type FieldViolation, invalid, notSupported, required } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { NamespacedMachineImage } from '../types.js';
 import type { ImageChecks } from './machine-image-version.js';
-import { isUnprefixedQualifiedName, judgeImageVersion } from './machine-image-version.js';
+import { imageVersionViolations, isUnprefixedQualifiedName, VersionAt } from './machine-image-version.js';
 import type { ProfileWrite, Target } from './version-lists.js';
-import { isProfileWrite, judgeOwnAndMerged, violationOf } from './version-lists.js';
-
-const violation = violationOf('MACHINE-IMAGES');
+import { judgeOwnAndMerged, PROFILES, WRITES } from './version-lists.js';
 
 const UPDATE_STRATEGIES: readonly string[] = ['patch', 'minor', 'major'];
 const ARCHITECTURES: readonly string[] = ['amd64', 'arm64'];
 
-function imageFields(image: NamespacedMachineImage, path: string, checks: ImageChecks): Violation[] {
-  const out: Violation[] = [];
-  if (image.name === '') out.push(violation(`${path}.name`, 'machine image name must not be empty'));
+function imageFields(image: NamespacedMachineImage, path: string, checks: ImageChecks): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  if (image.name === '') out.push(required(`${path}.name`, 'machine image name must not be empty'));
   else if (!isUnprefixedQualifiedName(image.name)) {
-    out.push(violation(`${path}.name`, `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
+    out.push(invalid(`${path}.name`, `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
   }
   if (checks.full && (image.versions?.length ?? 0) === 0) {
-    out.push(violation(`${path}.versions`, `must provide at least one version for the machine image '${image.name}'`));
+    out.push(required(`${path}.versions`, `must provide at least one version for the machine image '${image.name}'`));
   }
   const strategy = image.updateStrategy;
   if (strategy === undefined && checks.full && !checks.parentVersions) {
-    out.push(violation(`${path}.updateStrategy`, `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`));
+    out.push(required(`${path}.updateStrategy`, `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`));
   } else if (strategy !== undefined && !UPDATE_STRATEGIES.includes(strategy)) {
-    out.push(violation(`${path}.updateStrategy`, `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`));
+    out.push(notSupported(`${path}.updateStrategy`, `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`));
   }
   return out;
 }
@@ -59,11 +58,11 @@ function checksFor(ctx: ProfileWrite, target: Target): (image: NamespacedMachine
   };
 }
 
-function judge(ctx: ProfileWrite, target: Target): Violation[] {
+function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const images = target.spec.machineImages ?? [];
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   if (images.length === 0 && target.kind === 'CloudProfile') {
-    out.push(violation(`${target.prefix}.machineImages`, 'must provide at least one machine image'));
+    out.push(required(`${target.prefix}.machineImages`, 'must provide at least one machine image'));
   }
   const checksOf = checksFor(ctx, target);
   // Versions seen per image name: a repeated image's versions count as duplicates too, as in Gardener.
@@ -72,7 +71,7 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
     const path = `${target.prefix}.machineImages[${j}]`;
     let seen = versionsByName.get(image.name);
     if (seen) {
-      out.push(violation(path, `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`));
+      out.push(duplicate(path, `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`));
     } else {
       seen = new Set<string>();
       versionsByName.set(image.name, seen);
@@ -80,13 +79,15 @@ function judge(ctx: ProfileWrite, target: Target): Violation[] {
     const checks = checksOf(image);
     for (const problem of imageFields(image, path, checks)) out.push(problem);
     const versions = image.versions ?? [];
-    for (let k = 0; k < versions.length; k++) judgeImageVersion(out, image, versions[k]!, path, k, checks, seen);
+    for (let k = 0; k < versions.length; k++) for (const problem of imageVersionViolations(new VersionAt(image, versions[k]!, path, k), checks, seen)) out.push(problem);
   });
   return out;
 }
 
-export const machineImages: Rule = {
+export const machineImages = defineRule({
   id: 'MACHINE-IMAGES',
-  appliesTo: isProfileWrite,
-  check: (ctx) => (isProfileWrite(ctx) ? judgeOwnAndMerged(ctx, (t) => judge(ctx, t)) : []),
-};
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'machine images Gardener refuses: no versions, duplicates, bad versions, runtimes or architectures',
+  check: (ctx) => judgeOwnAndMerged(ctx, (t) => judge(ctx, t)),
+});

@@ -4,11 +4,13 @@
 // profile's own validity is judged by K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
 // MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
 // override's expirationDate) is judged here.
-import type { NamespacedCloudProfileContext, Rule, RuleContext, Violation } from '../rule.js';
+import { type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../field.js';
+import type { Judged } from '../rule.js';
+import { defineRule } from '../rule.js';
 import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 import { hasLifecycle } from '../versions.js';
 
-const v = (field: string, message: string): Violation => ({ rule: 'NCP-OVERRIDES', field, message });
+type NcpWrite = Judged<'NamespacedCloudProfile', 'CREATE' | 'UPDATE'>;
 
 const isSet = (x: unknown) => x !== undefined && x !== null;
 
@@ -16,49 +18,44 @@ const isSet = (x: unknown) => x !== undefined && x !== null;
  * Gardener skips the check for an UPDATE that leaves the spec alone on an object being deleted,
  * so finalizers can be removed even after the parent is gone.
  */
-function skipped(ctx: NamespacedCloudProfileContext): boolean {
+function skipped(ctx: NcpWrite): boolean {
   const { object, oldObject } = ctx;
   return (
     ctx.operation === 'UPDATE' &&
-    object !== undefined &&
     oldObject !== undefined &&
     object.metadata.deletionTimestamp !== undefined &&
     JSON.stringify(object.spec) === JSON.stringify(oldObject.spec)
   );
 }
 
-function applies(ctx: RuleContext): ctx is NamespacedCloudProfileContext {
-  return ctx.kind === 'NamespacedCloudProfile' && (ctx.operation === 'CREATE' || ctx.operation === 'UPDATE') && ctx.object !== undefined;
-}
-
-function checkParent(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, ctx: NamespacedCloudProfileContext): { out: Violation[]; parent?: CloudProfile } {
-  const out: Violation[] = [];
+function checkParent(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, ctx: NcpWrite): { out: FieldViolation[]; parent?: CloudProfile } {
+  const out: FieldViolation[] = [];
   const { kind, name } = ncp.spec.parent;
-  if (kind !== 'CloudProfile') out.push(v('spec.parent.kind', `parent kind "${kind}" is not supported: supported values: "CloudProfile"`));
-  if (!name) out.push(v('spec.parent.name', 'must provide a parent name'));
+  if (kind !== 'CloudProfile') out.push(notSupported('spec.parent.kind', `parent kind "${kind}" is not supported: supported values: "CloudProfile"`));
+  if (!name) out.push(required('spec.parent.name', 'must provide a parent name'));
   if (old && (old.spec.parent.kind !== kind || old.spec.parent.name !== name)) {
-    out.push(v('spec.parent', `field is immutable: the parent cannot change from ${old.spec.parent.kind} "${old.spec.parent.name}" to ${kind} "${name}"; create a new NamespacedCloudProfile instead`));
+    out.push(invalid('spec.parent', `field is immutable: the parent cannot change from ${old.spec.parent.kind} "${old.spec.parent.name}" to ${kind} "${name}"; create a new NamespacedCloudProfile instead`));
   }
   if (kind !== 'CloudProfile' || !name) return { out };
   const parent = ctx.state.cloudProfile(name);
-  if (!parent) out.push(v('spec.parent.name', `parent CloudProfile "${name}" could not be found; create it first or name an existing CloudProfile`));
+  if (!parent) out.push(notFound('spec.parent.name', `parent CloudProfile "${name}" could not be found; create it first or name an existing CloudProfile`));
   return parent ? { out, parent } : { out };
 }
 
-function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | undefined): Violation[] {
-  const out: Violation[] = [];
+function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | undefined): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const parentVersions = new Map((parent?.spec.kubernetes.versions ?? []).map((x) => [x.version, x]));
   (ncp.spec.kubernetes?.versions ?? []).forEach((o, i) => {
     const path = `spec.kubernetes.versions[${i}]`;
-    if (isSet(o.classification)) out.push(v(`${path}.classification`, 'must not provide a classification to a Kubernetes version in NamespacedCloudProfile'));
+    if (isSet(o.classification)) out.push(forbidden(`${path}.classification`, 'must not provide a classification to a Kubernetes version in NamespacedCloudProfile'));
     if (isSet(o.lifecycle)) {
-      out.push(v(`${path}.lifecycle`, `must not provide a lifecycle to Kubernetes version "${o.version}" in NamespacedCloudProfile: an override only extends the parent's expirationDate`));
+      out.push(forbidden(`${path}.lifecycle`, `must not provide a lifecycle to Kubernetes version "${o.version}" in NamespacedCloudProfile: an override only extends the parent's expirationDate`));
     }
-    if (!isSet(o.expirationDate)) out.push(v(`${path}.expirationDate`, `specified version '${o.version}' does not set expiration date; an override exists to extend it`));
+    if (!isSet(o.expirationDate)) out.push(required(`${path}.expirationDate`, `specified version '${o.version}' does not set expiration date; an override exists to extend it`));
     if (!parent) return;
     const p = parentVersions.get(o.version);
     if (!p) {
-      out.push(v(`${path}.version`, `invalid kubernetes version specified: '${o.version}' does not exist in parent CloudProfile "${parent.metadata.name}" and thus cannot be overridden`));
+      out.push(invalid(`${path}.version`, `invalid kubernetes version specified: '${o.version}' does not exist in parent CloudProfile "${parent.metadata.name}" and thus cannot be overridden`));
     } else if (hasLifecycle(p)) {
       out.push(lifecycleParent(path, `Kubernetes version "${o.version}"`, parent));
     }
@@ -67,8 +64,8 @@ function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | und
 }
 
 /** The merged entry would carry the parent's lifecycle and the override's expirationDate, which no version may combine. */
-function lifecycleParent(path: string, what: string, parent: CloudProfile): Violation {
-  return v(
+function lifecycleParent(path: string, what: string, parent: CloudProfile): FieldViolation {
+  return forbidden(
     `${path}.expirationDate`,
     `cannot extend the expiration date of ${what}: the parent CloudProfile "${parent.metadata.name}" gives it a lifecycle, and an expirationDate cannot be combined with a lifecycle; ask for a later expired stage in the parent instead`,
   );
@@ -93,8 +90,8 @@ function withoutExpiration(x: MachineImageVersion): string {
   );
 }
 
-function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, parent: CloudProfile): Violation[] {
-  const out: Violation[] = [];
+function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, parent: CloudProfile): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const parentImages = new Map(parent.spec.machineImages.map((img) => [img.name, img]));
   const oldImages = new Map((old?.spec.machineImages ?? []).map((img) => [img.name, img]));
   (ncp.spec.machineImages ?? []).forEach((img, j) => {
@@ -103,7 +100,7 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
     const oldImage = oldImages.get(img.name);
     if (oldImage && (oldImage.updateStrategy ?? '') !== (img.updateStrategy ?? '')) {
       out.push(
-        v(
+        forbidden(
           `spec.machineImages[${j}].updateStrategy`,
           `cannot update the machine image update strategy of "${img.name}", as this image is also defined by the parent CloudProfile "${parent.metadata.name}"; it was "${oldImage.updateStrategy ?? ''}"`,
         ),
@@ -114,8 +111,8 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
   return out;
 }
 
-function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage: MachineImage, oldImage: NamespacedMachineImage | undefined, parent: CloudProfile): Violation[] {
-  const out: Violation[] = [];
+function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage: MachineImage, oldImage: NamespacedMachineImage | undefined, parent: CloudProfile): FieldViolation[] {
+  const out: FieldViolation[] = [];
   const parentVersions = new Map((parentImage.versions ?? []).map((x) => [x.version, x]));
   const oldVersions = new Map((oldImage?.versions ?? []).map((x) => [x.version, x]));
   (img.versions ?? []).forEach((o, i) => {
@@ -127,29 +124,31 @@ function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage:
       // An override that exists may have been an own version before the parent added it; only
       // its expirationDate may change from now on.
       if (withoutExpiration(before) !== withoutExpiration(o)) {
-        out.push(v(path, `cannot update the machine image version spec (except for the expiration date) of "${img.name}@${o.version}", as this version has been added to the parent CloudProfile by now`));
+        out.push(forbidden(path, `cannot update the machine image version spec (except for the expiration date) of "${img.name}@${o.version}", as this version has been added to the parent CloudProfile by now`));
       }
     } else {
       for (const [field, message] of FORBIDDEN_IMAGE_FIELDS) {
-        if (isSet(o[field])) out.push(v(`${path}.${field}`, `${message} ("${img.name}@${o.version}"): an override of a parent version may only set expirationDate`));
+        if (isSet(o[field])) out.push(forbidden(`${path}.${field}`, `${message} ("${img.name}@${o.version}"): an override of a parent version may only set expirationDate`));
       }
-      if (!isSet(o.expirationDate)) out.push(v(`${path}.expirationDate`, `expiration date for version "${o.version}" must be set; an override of a parent version only extends its expiration date`));
+      if (!isSet(o.expirationDate)) out.push(required(`${path}.expirationDate`, `expiration date for version "${o.version}" must be set; an override of a parent version only extends its expiration date`));
     }
     if (isSet(o.expirationDate) && hasLifecycle(p)) out.push(lifecycleParent(path, `machine image version "${img.name}@${o.version}"`, parent));
   });
   return out;
 }
 
-export const ncpOverrides: Rule = {
+export const ncpOverrides = defineRule({
   id: 'NCP-OVERRIDES',
-  appliesTo: (ctx) => applies(ctx),
-  needsState: (ctx) => applies(ctx) && !skipped(ctx),
+  kinds: ['NamespacedCloudProfile'],
+  operations: ['CREATE', 'UPDATE'],
+  summary: 'overrides Gardener refuses: of a version the parent lacks, without `expirationDate`, with more than `expirationDate`',
+  needsState: (ctx) => !skipped(ctx),
   check(ctx) {
-    if (!applies(ctx) || skipped(ctx)) return [];
-    const ncp = ctx.object!;
+    if (skipped(ctx)) return [];
+    const ncp = ctx.object;
     const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
     const { out, parent } = checkParent(ncp, old, ctx);
     const found = [...out, ...checkKubernetes(ncp, parent)];
     return parent ? [...found, ...checkImages(ncp, old, parent)] : found;
   },
-};
+});

@@ -3,13 +3,12 @@
 // Unchanged past dates stay allowed, so re-applying the same manifest keeps working. The same holds
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
-import type { Rule, Violation } from '../rule.js';
+import { type FieldViolation, forbidden } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { formatInstant, parseInstant, stageStart } from '../versions.js';
 import type { ProfileWrite } from './version-lists.js';
-import { isProfileWrite, oldVersions, ownTarget, sameClassificationFields, versionLists, versionNamer, violationOf } from './version-lists.js';
-
-const violation = violationOf('PAST-EXPIRATION');
+import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer, WRITES } from './version-lists.js';
 
 /**
  * An instant at which the version becomes expired, and where it is written: a lifecycle stage's
@@ -55,10 +54,10 @@ function labelOf(v: ExpirableVersion, e: Expiry): string {
   return start === undefined ? 'an expired stage without startTime (expired from the start)' : `an expired stage starting ${start}`;
 }
 
-function judge(ctx: ProfileWrite): Violation[] {
+function judge(ctx: ProfileWrite): FieldViolation[] {
   const old = oldVersions(ctx);
   const name = versionNamer(ctx);
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   for (const list of versionLists(ownTarget(ctx))) {
     const matching = old.matching(list);
     list.versions.forEach((v, i) => {
@@ -68,7 +67,7 @@ function judge(ctx: ProfileWrite): Violation[] {
         // An expiry the stored version already had stays allowed: re-applying a manifest works.
         if (before && expiresAt(before, e.at)) continue;
         const message = `expiration date for version "${v.version}" is in the past: ${pastExpiry(name(list, v), labelOf(v, e), before !== undefined, ctx.now)}`;
-        out.push(violation(fieldOf(v, `${list.path}[${i}]`, e), message));
+        out.push(forbidden(fieldOf(v, `${list.path}[${i}]`, e), message));
       }
     });
   }
@@ -83,8 +82,10 @@ function pastExpiry(what: { text: string; override: boolean }, label: string, ex
   return `${what.text} is added with ${label}, ${notAfter}; a version must not be added already expired, so set a future instant or leave the version out`;
 }
 
-export const pastExpiration: Rule = {
+export const pastExpiration = defineRule({
   id: 'PAST-EXPIRATION',
-  appliesTo: isProfileWrite,
-  check: (ctx) => (isProfileWrite(ctx) ? judge(ctx) : []),
-};
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'adding a version that is already expired, or moving an expiry into the past',
+  check: judge,
+});

@@ -1,6 +1,6 @@
 // What the SHOOT-* rules and the Shoot warnings share: which Shoot requests they judge, what an
 // UPDATE changed, and how a profile's valid choices are listed.
-import type { RuleContext, ShootContext } from '../rule.js';
+import type { Judged, RuleContext, ShootContext } from '../rule.js';
 import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { formatCount } from '../text.js';
 import { classificationAt, isActive } from '../versions.js';
@@ -13,8 +13,18 @@ import { classificationAt, isActive } from '../versions.js';
 export function judgesShoot(ctx: RuleContext): ctx is ShootContext & { object: Shoot } {
   if (ctx.kind !== 'Shoot' || !ctx.object) return false;
   if (ctx.operation === 'CREATE') return true;
-  if (ctx.operation !== 'UPDATE') return false;
-  return !ctx.object.metadata.deletionTimestamp && !ctx.oldObject?.metadata.deletionTimestamp;
+  return ctx.operation === 'UPDATE' && !deleting(ctx.object) && !deleting(ctx.oldObject);
+}
+
+const deleting = (shoot: Shoot | undefined) => Boolean(shoot?.metadata.deletionTimestamp);
+
+export const SHOOT = ['Shoot'] as const;
+export const WRITES = ['CREATE', 'UPDATE'] as const;
+export type ShootWrite = Judged<'Shoot', 'CREATE' | 'UPDATE'>;
+
+/** An UPDATE of a Shoot that is (or was) being deleted: the SHOOT-* rules leave it alone. */
+export function deletingUpdate(ctx: ShootWrite): boolean {
+  return ctx.operation === 'UPDATE' && (deleting(ctx.object) || deleting(ctx.oldObject));
 }
 
 export function workersOf(shoot: Shoot): Worker[] {

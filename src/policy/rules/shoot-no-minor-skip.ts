@@ -3,33 +3,35 @@
 // minors behind it (the kubelet version skew policy). Like Gardener, a pool with an in-place update
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import type { SemVer } from 'semver';
-import type { Rule, ShootContext, Violation } from '../rule.js';
-import type { Shoot } from '../types.js';
+import { type FieldViolation, forbidden } from '../field.js';
+import { defineRule } from '../rule.js';
 import { parseVersion } from '../versions.js';
-import { judgesShoot, kubeletVersionOf, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, WRITES, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
-const RULE = 'SHOOT-NO-MINOR-SKIP';
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
 /** The kubelet may be up to three minors older than the API server. */
 const MAX_MINORS_BEHIND = 3;
 
-export const shootNoMinorSkip: Rule = {
-  id: RULE,
-  appliesTo: judgesShoot,
-  check: (ctx) => (judgesShoot(ctx) ? checkShoot(ctx) : []),
-};
+export const shootNoMinorSkip = defineRule({
+  id: 'SHOOT-NO-MINOR-SKIP',
+  kinds: SHOOT,
+  operations: WRITES,
+  summary: 'skipping a minor; worker pools above the control plane or more than three minors behind',
+  check: (ctx) => (deletingUpdate(ctx) ? [] : checkShoot(ctx)),
+});
 
-function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
+function checkShoot(ctx: ShootWrite): FieldViolation[] {
   const shoot = ctx.object;
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   const cp = parseVersion(shoot.spec.kubernetes.version);
   if (old && skipsMinor(old.spec.kubernetes.version, shoot.spec.kubernetes.version)) {
-    out.push({
-      rule: RULE,
-      field: 'spec.kubernetes.version',
-      message: `kubernetes version upgrade cannot skip a minor version: from "${old.spec.kubernetes.version}" to "${shoot.spec.kubernetes.version}"; upgrade to ${nextMinor(old.spec.kubernetes.version)} first`,
-    });
+    out.push(
+      forbidden(
+        'spec.kubernetes.version',
+        `kubernetes version upgrade cannot skip a minor version: from "${old.spec.kubernetes.version}" to "${shoot.spec.kubernetes.version}"; upgrade to ${nextMinor(old.spec.kubernetes.version)} first`,
+      ),
+    );
   }
   const oldPools = workersByName(old);
   workersOf(shoot).forEach((w, i) => {
@@ -38,21 +40,23 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
     const field = `${workerPath(i)}.kubernetes.version`;
     const wv = parseVersion(version);
     if (cp && wv && wv.compare(cp) > 0) {
-      out.push({ rule: RULE, field, message: `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"` });
+      out.push(forbidden(field, `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`));
     } else if (cp && wv && tooFarBehind(wv, cp)) {
-      out.push({
-        rule: RULE,
-        field,
-        message: `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
-      });
+      out.push(
+        forbidden(
+          field,
+          `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
+        ),
+      );
     }
     const oldW = oldPools.get(w.name);
     if (old && oldW && IN_PLACE.has(w.updateStrategy ?? '') && skipsMinor(kubeletVersionOf(old, oldW), version)) {
-      out.push({
-        rule: RULE,
-        field,
-        message: `worker pool "${w.name}": kubernetes version upgrade cannot skip a minor version when the update strategy is AutoInPlaceUpdate or ManualInPlaceUpdate: from "${kubeletVersionOf(old, oldW)}" to "${version}"`,
-      });
+      out.push(
+        forbidden(
+          field,
+          `worker pool "${w.name}": kubernetes version upgrade cannot skip a minor version when the update strategy is AutoInPlaceUpdate or ManualInPlaceUpdate: from "${kubeletVersionOf(old, oldW)}" to "${version}"`,
+        ),
+      );
     }
   });
   return out;

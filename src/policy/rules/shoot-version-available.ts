@@ -5,24 +5,25 @@
 // plane's current version, or a machine image that does not go below the pool's current one.
 import semver from 'semver';
 import type { ClusterState } from '../cluster-state.js';
-import type { Rule, ShootContext, Violation } from '../rule.js';
+import { type FieldViolation, invalid, notFound, notSupported, required } from '../field.js';
+import { defineRule } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { effectiveProfileRef } from '../types.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../versions.js';
 import type { ProfileEntries } from '../forced-update.js';
 import { profileEntries } from '../forced-update.js';
 import { listSome } from '../text.js';
-import { judgesShoot, kubeletVersionOf, profileLabel, shootName, validChoices, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import { deletingUpdate, kubeletVersionOf, profileLabel, SHOOT, shootName, type ShootWrite, validChoices, WRITES, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
-const RULE = 'SHOOT-VERSION-AVAILABLE';
-
-export const shootVersionAvailable: Rule = {
-  id: RULE,
-  appliesTo: judgesShoot,
+export const shootVersionAvailable = defineRule({
+  id: 'SHOOT-VERSION-AVAILABLE',
+  kinds: SHOOT,
+  operations: WRITES,
+  summary: "a Kubernetes or machine-image version the Shoot's profile does not offer",
   // The profile comes from the cluster state: without a synced state nothing can be judged.
-  needsState: () => true,
-  check: (ctx) => (judgesShoot(ctx) ? checkShoot(ctx) : []),
-};
+  needsState: (ctx) => !deletingUpdate(ctx),
+  check: (ctx) => (deletingUpdate(ctx) ? [] : checkShoot(ctx)),
+});
 
 interface Judged {
   shoot: Shoot;
@@ -37,7 +38,7 @@ interface Judged {
   now: number;
 }
 
-function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
+function checkShoot(ctx: ShootWrite): FieldViolation[] {
   const shoot = ctx.object;
   const ref = effectiveProfileRef(shoot);
   if (!ref) return [noProfile(shoot)];
@@ -65,20 +66,20 @@ function checkShoot(ctx: ShootContext & { object: Shoot }): Violation[] {
   return out;
 }
 
-function controlPlane(j: Judged): Violation[] {
+function controlPlane(j: Judged): FieldViolation[] {
   const version = j.shoot.spec.kubernetes.version;
   if (j.old && j.old.spec.kubernetes.version === version) return [];
   const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
   if (!problem) return [];
-  return [violation('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
+  return [notSupported('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
 }
 
-function worker(j: Judged, w: Worker, i: number): Violation[] {
+function worker(j: Judged, w: Worker, i: number): FieldViolation[] {
   const oldW = j.oldPools.get(w.name);
   return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletConstraint(j, w, i, oldW)];
 }
 
-function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const version = w.kubernetes?.version;
   if (!version) return [];
   if (j.old && oldW && kubeletVersionOf(j.old, oldW) === version) return [];
@@ -87,14 +88,14 @@ function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefi
   // An existing pool may follow the control plane onto its current version even when expired.
   if (problem.classification === 'expired' && j.old && oldW && version === j.old.spec.kubernetes.version) return [];
   return [
-    violation(
+    notSupported(
       `${workerPath(i)}.kubernetes.version`,
       `worker pool "${w.name}": unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`,
     ),
   ];
 }
 
-function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const img = w.machine?.image;
   // Without a version Gardener's defaulting picks one; there is nothing to judge yet.
   if (!img || img.version === undefined) return [];
@@ -105,7 +106,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   const image = j.entries.image(img.name);
   if (!image) {
     const names = listSome(j.profile.machineImages.map((m) => `"${m.name}"`), 10) || 'none';
-    return [violation(field, `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
+    return [notSupported(field, `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
   }
   const problem = versionProblem(j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version }), img.version, j.label, j.now);
   if (!problem) return [];
@@ -116,7 +117,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
       ? ` (an expired version is accepted only when it is not lower than the current "${oldImg.version}")`
       : '';
   return [
-    violation(
+    notSupported(
       field,
       `worker pool "${w.name}": machine image version '${img.name}:${img.version}' is ${problem.text}${rule}, supported machine image versions are: ${j.choices(image.versions)}`,
     ),
@@ -148,7 +149,7 @@ function meetsConstraint(constraint: string, kubelet: string): boolean {
 }
 
 /** Gardener filters image versions by `kubeletVersionConstraint`; judged when the image or the kubelet changes. */
-function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): Violation[] {
+function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const img = w.machine?.image;
   if (!img?.version) return [];
   const kubelet = kubeletVersionOf(j.shoot, w);
@@ -161,7 +162,7 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
   if (!constraint) return [];
   if (meetsConstraint(constraint, kubelet)) return [];
   return [
-    violation(
+    invalid(
       `${workerPath(i)}.machine.image`,
       `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'`,
     ),
@@ -188,29 +189,25 @@ function versionProblem(entry: ExpirableVersion | undefined, version: string, la
   return undefined;
 }
 
-function noProfile(shoot: Shoot): Violation {
+function noProfile(shoot: Shoot): FieldViolation {
   const kind = shoot.spec.cloudProfile?.kind;
   if (shoot.spec.cloudProfile?.name && kind) {
-    return violation('spec.cloudProfile.kind', `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
+    return notSupported('spec.cloudProfile.kind', `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
   }
-  return violation('spec.cloudProfile', `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
+  return required('spec.cloudProfile', `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
 }
 
-function missingProfile(state: ClusterState, shoot: Shoot, ref: ProfileRef): Violation {
+function missingProfile(state: ClusterState, shoot: Shoot, ref: ProfileRef): FieldViolation {
   const by = `referenced by shoot ${shootName(shoot)}`;
   if (ref.kind === 'CloudProfile') {
     const field = shoot.spec.cloudProfile?.name ? 'spec.cloudProfile.name' : 'spec.cloudProfileName';
-    return violation(field, `${profileLabel(ref)} ${by} does not exist`);
+    return notFound(field, `${profileLabel(ref)} ${by} does not exist`);
   }
   const ncp = state.namespacedCloudProfile(ref.namespace, ref.name);
-  if (!ncp) return violation('spec.cloudProfile.name', `${profileLabel(ref)} ${by} does not exist`);
+  if (!ncp) return notFound('spec.cloudProfile.name', `${profileLabel(ref)} ${by} does not exist`);
   const parent = ncp.spec.parent;
   if (parent.kind !== 'CloudProfile') {
-    return violation('spec.cloudProfile.name', `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
+    return invalid('spec.cloudProfile.name', `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
   }
-  return violation('spec.cloudProfile.name', `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
-}
-
-function violation(field: string, message: string): Violation {
-  return { rule: RULE, field, message };
+  return notFound('spec.cloudProfile.name', `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
 }

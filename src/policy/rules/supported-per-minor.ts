@@ -8,15 +8,14 @@
 // swept in order (O(n log n)), never compared pair by pair. Gardener reports its check on each
 // legacy-supported version; those versions also get a short line that points to the one report,
 // so tools that match Gardener's field paths still find them.
-import type { Rule, Violation } from '../rule.js';
+import { type FieldViolation, forbidden } from '../field.js';
+import { defineRule } from '../rule.js';
 import { inWords } from '../text.js';
 import type { ExpirableVersion } from '../types.js';
 import type { Window } from '../versions.js';
 import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../versions.js';
 import type { ProfileWrite, Target, VersionIndex, VersionList } from './version-lists.js';
-import { indexVersions, isProfileWrite, judgeOwnAndMerged, oldVersions, versionLists, violationOf } from './version-lists.js';
-
-const violation = violationOf('SUPPORTED-PER-MINOR');
+import { indexVersions, judgeOwnAndMerged, oldVersions, PROFILES, versionLists, WRITES } from './version-lists.js';
 
 /** How many legacy-supported versions of one clash get a line of their own, besides the report. */
 const POINTERS_PER_MINOR = 4;
@@ -133,7 +132,7 @@ const are = (n: number) => (n === 1 ? 'is' : 'are');
 const names = (claims: readonly Claim[], naming: Naming) => inWords(claims.map((c) => naming.name(c)));
 const byIndex = (a: Claim, b: Claim) => a.index - b.index;
 
-function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], now: number, naming: Naming): Violation[] {
+function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], now: number, naming: Naming): FieldViolation[] {
   const rivals = rivalsOf(claims, now);
   if (rivals.length < 2) return [];
   const contested = contestedSpans(rivals);
@@ -170,14 +169,14 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
   const add = naming.added(main) ? `unable to add version "${main.entry.version}" with classification "supported". ` : '';
   const field = `${list.path}[${main.index}]`;
   const out = [
-    violation(
+    forbidden(
       field,
       `${image}${add}"supported" lifecycle stages must not overlap per minor version: in minor ${minor}, ${reasons.join('; also, ')}; ` +
         'keep one supported version per minor (classify the others as preview or deprecated, or end one supported stage before the next starts)',
     ),
   ];
   for (const c of checked.filter((c) => c !== main).slice(0, POINTERS_PER_MINOR)) {
-    out.push(violation(`${list.path}[${c.index}]`, `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${field}`));
+    out.push(forbidden(`${list.path}[${c.index}]`, `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${field}`));
   }
   return out;
 }
@@ -227,9 +226,9 @@ function indexesOf(ctx: ProfileWrite): Indexes {
   };
 }
 
-function judge(ctx: ProfileWrite, target: Target, indexes: Indexes): Violation[] {
+function judge(ctx: ProfileWrite, target: Target, indexes: Indexes): FieldViolation[] {
   if (target.kind === 'NamespacedCloudProfile') return [];
-  const out: Violation[] = [];
+  const out: FieldViolation[] = [];
   for (const list of versionLists(target)) {
     let naming: Naming | undefined;
     for (const [minor, claims] of claimsOf(list, ctx.now)) {
@@ -239,12 +238,13 @@ function judge(ctx: ProfileWrite, target: Target, indexes: Indexes): Violation[]
   return out;
 }
 
-export const supportedPerMinor: Rule = {
+export const supportedPerMinor = defineRule({
   id: 'SUPPORTED-PER-MINOR',
-  appliesTo: isProfileWrite,
+  kinds: PROFILES,
+  operations: WRITES,
+  summary: 'two versions of one minor explicitly supported at the same time',
   check: (ctx) => {
-    if (!isProfileWrite(ctx)) return [];
     const indexes = indexesOf(ctx);
     return judgeOwnAndMerged(ctx, (t) => judge(ctx, t, indexes));
   },
-};
+});

@@ -1,24 +1,20 @@
 // Shared by the profile rules: which specs a request puts up for judgement (the object's own spec
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
-import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext, RuleId, Violation } from '../rule.js';
-import type { CloudProfile, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
+import type { FieldViolation } from '../field.js';
+import type { Judged, NamespacedCloudProfileContext } from '../rule.js';
+import type { ExpirableVersion, NamespacedCloudProfile } from '../types.js';
+import { indexVersions, NO_VERSIONS } from './version-index.js';
+import type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
+
+export { indexVersions } from './version-index.js';
+export type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
+
+export const PROFILES = ['CloudProfile', 'NamespacedCloudProfile'] as const;
+export const WRITES = ['CREATE', 'UPDATE'] as const;
 
 /** A CREATE or UPDATE of a CloudProfile or NamespacedCloudProfile. */
-export type ProfileWrite =
-  | (CloudProfileContext & { object: CloudProfile })
-  | (NamespacedCloudProfileContext & { object: NamespacedCloudProfile });
-
-export function isProfileWrite(ctx: RuleContext): ctx is ProfileWrite {
-  return (ctx.kind === 'CloudProfile' || ctx.kind === 'NamespacedCloudProfile') && ctx.operation !== 'DELETE' && ctx.object !== undefined;
-}
-
-/** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
-export interface VersionedSpec {
-  kubernetes?: { versions: ExpirableVersion[] };
-  machineImages?: NamespacedMachineImage[];
-  machineCapabilities?: unknown[];
-}
+export type ProfileWrite = Judged<(typeof PROFILES)[number], (typeof WRITES)[number]>;
 
 /**
  * A spec under judgement. `CloudProfile`: a CloudProfile's spec; `NamespacedCloudProfile`: an
@@ -28,14 +24,6 @@ export interface Target {
   kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'merged';
   spec: VersionedSpec;
   prefix: string;
-}
-
-export interface VersionList {
-  /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
-  path: string;
-  /** The machine image owning the list; undefined for the Kubernetes list. */
-  image?: NamespacedMachineImage;
-  versions: readonly ExpirableVersion[];
 }
 
 export function ownTarget(ctx: ProfileWrite): Target {
@@ -82,27 +70,6 @@ export function versionNamer(ctx: ProfileWrite): VersionNamer {
   };
 }
 
-/** Another object's versions, to match entries of a list: Kubernetes by string, images by image name and string. */
-export interface VersionIndex {
-  /** The other object's versions of the list's Kubernetes list or machine image, by version string. */
-  matching(list: VersionList): ReadonlyMap<string, ExpirableVersion> | undefined;
-}
-
-const NO_VERSIONS: VersionIndex = { matching: () => undefined };
-
-function firstByVersion(versions: readonly ExpirableVersion[], into = new Map<string, ExpirableVersion>()): Map<string, ExpirableVersion> {
-  for (const v of versions) if (!into.has(v.version)) into.set(v.version, v);
-  return into;
-}
-
-export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
-  if (!spec) return NO_VERSIONS;
-  const kubernetes = firstByVersion(spec.kubernetes?.versions ?? []);
-  const images = new Map<string, Map<string, ExpirableVersion>>();
-  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions ?? [], images.get(image.name)));
-  return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
-}
-
 /**
  * The old object's versions on UPDATE (none on CREATE), indexed once per review and shared by the
  * rules that compare with it. It lives on the review's own context: a WeakMap keyed on the
@@ -123,10 +90,6 @@ export function sameClassificationFields(a: ExpirableVersion, b: ExpirableVersio
   return x.length === y.length && x.every((s, k) => s.classification === y[k]!.classification && s.startTime === y[k]!.startTime);
 }
 
-export function violationOf(rule: RuleId): (field: string, message: string) => Violation {
-  return (field, message) => ({ rule, field, message });
-}
-
 /**
  * Like gardener-apiserver's NamespacedCloudProfile admission, the merged profile is not judged on
  * an UPDATE that leaves the spec alone and either the metadata too or deletes the object: the
@@ -143,7 +106,7 @@ function mergeUnchanged(ctx: NamespacedCloudProfileContext & { object: Namespace
  * merged profile. A problem the own spec already shows (same message) is not repeated for the
  * merged profile; the others say that they come from the merge.
  */
-export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Violation[]): Violation[] {
+export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => FieldViolation[]): FieldViolation[] {
   const own = judge(ownTarget(ctx));
   const merged = mergedTarget(ctx);
   if (!merged || ctx.kind !== 'NamespacedCloudProfile' || mergeUnchanged(ctx)) return own;

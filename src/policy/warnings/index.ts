@@ -4,4 +4,7 @@ import type { Warning } from '../warning.js';
 import { profileWarnings } from './profile.js';
 import { shootWarnings } from './shoot.js';
 
-export const WARNINGS: ReadonlyArray<(ctx: RuleContext) => Warning[]> = [profileWarnings, shootWarnings];
+/** A check that says what is worth saying about a request without denying it. */
+export type WarningCheck = (ctx: RuleContext) => Warning[];
+
+export const WARNINGS: readonly WarningCheck[] = [profileWarnings, shootWarnings];

@@ -23,7 +23,7 @@ runTable(t, 'CLASSIFICATION', [
   {
     name: 'an unknown value',
     input: { operation: 'CREATE', object: k8s('dummy') },
-    want: [{ field: 'spec.kubernetes.versions[1].classification', words: ['"dummy"', '1.31.0', 'supported values'] }],
+    want: [{ field: 'spec.kubernetes.versions[1].classification', words: ['"dummy"', '1.31.0', 'supported values'], type: 'NotSupported' }],
   },
   {
     name: 'expired is forbidden (use an expirationDate)',

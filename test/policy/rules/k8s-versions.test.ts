@@ -16,13 +16,13 @@ runTable(t, 'K8S-VERSIONS', [
   {
     name: 'an empty list',
     input: { operation: 'CREATE', object: cloudProfile({ kubernetes: [] }) },
-    want: [{ field: 'spec.kubernetes.versions', words: ['at least one kubernetes version'] }],
+    want: [{ field: 'spec.kubernetes.versions', words: ['at least one kubernetes version'], type: 'Required' }],
   },
   {
     name: 'versions that are not strictly X.Y.Z',
     input: { operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', '1.11', 'v1.30.0', '1.29.0-rc.1', '1.28.0+build'] }) },
     want: [
-      { field: 'spec.kubernetes.versions[1]', words: ['"1.11"', 'regex'] },
+      { field: 'spec.kubernetes.versions[1]', words: ['"1.11"', 'regex'], type: 'Invalid' },
       { field: 'spec.kubernetes.versions[2]', words: ['v1.30.0'] },
       { field: 'spec.kubernetes.versions[3]', words: ['1.29.0-rc.1'] },
       { field: 'spec.kubernetes.versions[4]', words: ['1.28.0+build'] },
@@ -31,7 +31,7 @@ runTable(t, 'K8S-VERSIONS', [
   {
     name: 'a duplicate is reported on its second occurrence',
     input: { operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', '1.30.0', '1.31.0'] }) },
-    want: [{ field: 'spec.kubernetes.versions[2].version', words: ['duplicate', '1.31.0'] }],
+    want: [{ field: 'spec.kubernetes.versions[2].version', words: ['duplicate', '1.31.0'], type: 'Duplicate' }],
   },
   {
     name: 'malformed duplicates are format errors only',

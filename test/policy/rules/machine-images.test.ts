@@ -20,7 +20,7 @@ function withCapabilities(...images: MachineImage[]) {
 
 runTable(t, 'MACHINE-IMAGES', [
   { name: 'one valid image', input: withImages(image('gardenlinux', ['1592.1.0'])), want: [] },
-  { name: 'no images', input: withImages(), want: [{ field: 'spec.machineImages', words: ['at least one machine image'] }] },
+  { name: 'no images', input: withImages(), want: [{ field: 'spec.machineImages', words: ['at least one machine image'], type: 'Required' }] },
   {
     name: 'an image without versions',
     input: withImages(raw('gardenlinux', [], 'major')),
@@ -47,7 +47,7 @@ runTable(t, 'MACHINE-IMAGES', [
   {
     name: 'an unknown update strategy',
     input: withImages(image('gardenlinux', ['1.0.0'], 'dummy')),
-    want: [{ field: 'spec.machineImages[0].updateStrategy', words: ['updatestrategy "dummy"', '"major", "minor", "patch"'] }],
+    want: [{ field: 'spec.machineImages[0].updateStrategy', words: ['updatestrategy "dummy"', '"major", "minor", "patch"'], type: 'NotSupported' }],
   },
   {
     name: 'a missing update strategy without Gardener defaults',

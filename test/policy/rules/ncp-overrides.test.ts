@@ -2,7 +2,7 @@
 // against one parent, and the NCP-OVERRIDES field paths expected (empty = none).
 import t from 'tap';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
-import type { Decision } from '../../../src/policy/rule.js';
+import type { Decision } from '../../../src/policy/decision.js';
 import type { MachineImageVersion, NamespacedCloudProfile, PolicedObject } from '../../../src/policy/types.js';
 import type { DecideInput, NamespacedProfileInput } from '../../helpers/objects.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';

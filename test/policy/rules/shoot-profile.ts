@@ -2,7 +2,7 @@
 // and for one machine image, plus the helpers that shape Shoots beyond what the builder offers.
 import type { ExpirableVersion, Shoot, Worker } from '../../../src/policy/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
-import type { Decision } from '../../../src/policy/rule.js';
+import type { Decision } from '../../../src/policy/decision.js';
 
 export const expiredK8s = (version: string): ExpirableVersion => ({ version, classification: 'deprecated', expirationDate: hoursFromNow(-48) });
 export const unavailableK8s = (version: string): ExpirableVersion => ({ version, lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }] });

@@ -1,7 +1,8 @@
 // A rule test reads as a table: request, expected violations of the rule under test (field paths,
 // exactly) and words their messages must contain. decide() runs the real evaluate().
 import type { Test } from 'tap';
-import type { RuleId, Violation } from '../../../src/policy/rule.js';
+import type { RuleId, Violation } from '../../../src/policy/decision.js';
+import type { ErrorType } from '../../../src/policy/field.js';
 import type { DecideInput } from '../../helpers/objects.js';
 import { decide } from '../../helpers/objects.js';
 
@@ -9,6 +10,8 @@ export interface Expected {
   field: string;
   /** Lower-case words the message must contain. */
   words?: string[];
+  /** The error's type, where it matters. */
+  type?: ErrorType;
 }
 
 export interface Row {
@@ -29,7 +32,9 @@ export function runTable(t: Test, rule: RuleId, rows: readonly Row[]): void {
       const got = violationsOf(rule, row.input);
       t.same(got.map((v) => v.field).sort(), row.want.map((w) => w.field).sort(), 'fields');
       for (const w of row.want) {
-        const messages = got.filter((v) => v.field === w.field).map((v) => v.message.toLowerCase());
+        const at = got.filter((v) => v.field === w.field);
+        if (w.type) t.ok(at.some((v) => v.type === w.type), `${w.field} is ${w.type}`, { types: at.map((v) => v.type) });
+        const messages = at.map((v) => v.message.toLowerCase());
         for (const word of w.words ?? []) {
           t.ok(
             messages.some((m) => m.includes(word)),

@@ -2,7 +2,7 @@
 // grouped when there are more, counted in a closing line when even the groups do not fit. Judged
 // on the budget function itself and on whole reviews of realistic and 100× profiles.
 import t, { type Test } from 'tap';
-import type { Decision } from '../../../src/policy/rule.js';
+import type { Decision } from '../../../src/policy/decision.js';
 import type { CloudProfile, PolicedObject } from '../../../src/policy/types.js';
 import type { Warning, WarningKind } from '../../../src/policy/warning.js';
 import { warningOf } from '../../../src/policy/warning.js';

@@ -1,0 +1,55 @@
+// What a rule reports: a field error of a named type at a field path, in the spirit of Gardener's
+// field.Required/Invalid/Forbidden/NotSupported/Duplicate. The rule ID is added by evaluate().
+
+/** The kind of a field error: what is wrong with the field, apart from the words of the message. */
+export type ErrorType = 'Required' | 'Invalid' | 'Forbidden' | 'NotSupported' | 'Duplicate' | 'NotFound';
+
+/** A problem at a field: what the schema check of parse.ts reports, and a rule's violation without its type. */
+export interface FieldError {
+  /** Field path, e.g. `spec.kubernetes.versions[3].lifecycle[1].classification`; '' for the whole object. */
+  field: string;
+  /** Lower-case, names the version(s) and the other side of any conflict. */
+  message: string;
+}
+
+export interface FieldViolation extends FieldError {
+  type: ErrorType;
+}
+
+/** A field path, built by steps: `fieldPath('spec').child('kubernetes', 'versions').index(3)`. */
+export class FieldPath {
+  constructor(readonly text: string) {}
+
+  child(...names: string[]): FieldPath {
+    let text = this.text;
+    for (const name of names) text = text === '' ? name : `${text}.${name}`;
+    return new FieldPath(text);
+  }
+
+  index(i: number): FieldPath {
+    return new FieldPath(`${this.text}[${i}]`);
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** The path of a field, or of the whole object when called without a name. */
+export const fieldPath = (...names: string[]): FieldPath => new FieldPath('').child(...names);
+
+type At = FieldPath | string;
+const made = (type: ErrorType) => (at: At, message: string): FieldViolation => ({ type, field: String(at), message });
+
+/** A field that must be given and is not. */
+export const required = made('Required');
+/** A value of the wrong form. */
+export const invalid = made('Invalid');
+/** A value or change that is not allowed here, whatever its form. */
+export const forbidden = made('Forbidden');
+/** A value outside a fixed set; the message lists the supported values. */
+export const notSupported = made('NotSupported');
+/** A value given twice where it must be unique. */
+export const duplicate = made('Duplicate');
+/** A reference to something that does not exist. */
+export const notFound = made('NotFound');
