@@ -77,7 +77,8 @@ export interface ShootContext extends ContextBase {
 export type RuleContext = CloudProfileContext | NamespacedCloudProfileContext | ShootContext;
 
 /** The operations that write an object: the rules of these see `object` always set. */
-type Write = 'CREATE' | 'UPDATE';
+export const WRITES = ['CREATE', 'UPDATE'] as const;
+export type Write = (typeof WRITES)[number];
 
 type ContextOf<K extends Kind> = Extract<RuleContext, { kind: K }>;
 

@@ -7,7 +7,7 @@
 // offline check must not pass what gardener-apiserver refuses.
 import { type FieldViolation, invalid, required } from '../field.js';
 import type { Judged } from '../rule.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import { listSome } from '../text.js';
 import type { MachineImage, MachineImageVersion } from '../types.js';
 import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
@@ -99,7 +99,7 @@ function check(ctx: ProfileWrite): FieldViolation[] {
 export const bastionImage = defineRule({
   id: 'BASTION-IMAGE',
   kinds: ['CloudProfile'],
-  operations: ['CREATE', 'UPDATE'],
+  operations: WRITES,
   summary: 'a bastion image without a version classified `supported` now',
   check,
 });

@@ -3,10 +3,10 @@
 // duplicates. A NamespacedCloudProfile's own list may be empty (it only overrides); its merged
 // profile is judged like a CloudProfile.
 import { duplicate, type FieldViolation, invalid, required as requiredField } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
-import { judgeOwnAndMerged, kubernetesList, listSome, PROFILES, WRITES } from './version-lists.js';
+import { judgeOwnAndMerged, kubernetesList, listSome, PROFILES } from './version-lists.js';
 
 function formatAndDuplicates(list: VersionList): FieldViolation[] {
   const out: FieldViolation[] = [];

@@ -4,11 +4,11 @@
 // gardener-apiserver has dropped the scheduled ones. Machine images are exempt. A
 // NamespacedCloudProfile is judged on its merged profile.
 import { type FieldViolation, forbidden } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { classificationAt, hasLifecycle, latestVersion, parseVersion } from '../versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
-import { judgeOwnAndMerged, kubernetesList, PROFILES, WRITES } from './version-lists.js';
+import { judgeOwnAndMerged, kubernetesList, PROFILES } from './version-lists.js';
 
 function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): FieldViolation[] {
   const i = list.versions.indexOf(latest);

@@ -4,12 +4,12 @@
 // version that was not unavailable must not become unavailable. Legacy `classification: expired`
 // is forbidden here too (POLICY lists it under both rules).
 import { duplicate, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../types.js';
 import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
-import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer, WRITES } from './version-lists.js';
+import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';
 
 const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
 const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';

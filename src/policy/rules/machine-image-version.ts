@@ -106,19 +106,19 @@ const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new S
 const criPath = (at: VersionAt, c: number) => `${at.path}.cri[${c}]`;
 const runtimePath = (at: VersionAt, c: number, m: number) => `${criPath(at, c)}.containerRuntimes[${m}].type`;
 
-function containerRuntimes(cri: CRI, c: number, at: VersionAt): FieldViolation[] {
-  const out: FieldViolation[] = [];
+function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldViolation[] {
+  let out: FieldViolation[] | undefined;
   const runtimes = cri.containerRuntimes ?? [];
   const seen = seenSet(runtimes.length);
   for (let m = 0; m < runtimes.length; m++) {
     const cr = runtimes[m]!;
     if (!isUnprefixedQualifiedName(cr.type)) {
-      out.push(invalid(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
+      (out ??= []).push(invalid(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
     }
-    if (seen?.has(cr.type)) out.push(duplicate(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
+    if (seen?.has(cr.type)) (out ??= []).push(duplicate(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
     seen?.add(cr.type);
   }
-  return out;
+  return out ?? NONE;
 }
 
 function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
@@ -135,7 +135,8 @@ function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
     if (cri.name !== 'containerd') {
       (out ??= []).push(notSupported(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
-    if (cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0) for (const f of containerRuntimes(cri, c, at)) (out ??= []).push(f);
+    const runtimes = cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0 ? containerRuntimes(cri, c, at) : NONE;
+    if (runtimes !== NONE) (out ??= []).push(...runtimes);
   }
   return out ?? NONE;
 }

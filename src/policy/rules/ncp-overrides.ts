@@ -6,7 +6,7 @@
 // override's expirationDate) is judged here.
 import { type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../field.js';
 import type { Judged } from '../rule.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 import { hasLifecycle } from '../versions.js';
 
@@ -140,7 +140,7 @@ function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage:
 export const ncpOverrides = defineRule({
   id: 'NCP-OVERRIDES',
   kinds: ['NamespacedCloudProfile'],
-  operations: ['CREATE', 'UPDATE'],
+  operations: WRITES,
   summary: 'overrides Gardener refuses: of a version the parent lacks, without `expirationDate`, with more than `expirationDate`',
   needsState: (ctx) => !skipped(ctx),
   check(ctx) {

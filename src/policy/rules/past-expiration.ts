@@ -4,11 +4,11 @@
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
 import { type FieldViolation, forbidden } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { formatInstant, parseInstant, stageStart } from '../versions.js';
 import type { ProfileWrite } from './version-lists.js';
-import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer, WRITES } from './version-lists.js';
+import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';
 
 /**
  * An instant at which the version becomes expired, and where it is written: a lifecycle stage's

@@ -1,6 +1,6 @@
 // What the SHOOT-* rules and the Shoot warnings share: which Shoot requests they judge, what an
 // UPDATE changed, and how a profile's valid choices are listed.
-import type { Judged, RuleContext, ShootContext } from '../rule.js';
+import type { Judged, RuleContext, ShootContext, Write } from '../rule.js';
 import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { formatCount } from '../text.js';
 import { classificationAt, isActive } from '../versions.js';
@@ -19,8 +19,7 @@ export function judgesShoot(ctx: RuleContext): ctx is ShootContext & { object: S
 const deleting = (shoot: Shoot | undefined) => Boolean(shoot?.metadata.deletionTimestamp);
 
 export const SHOOT = ['Shoot'] as const;
-export const WRITES = ['CREATE', 'UPDATE'] as const;
-export type ShootWrite = Judged<'Shoot', 'CREATE' | 'UPDATE'>;
+export type ShootWrite = Judged<'Shoot', Write>;
 
 /** An UPDATE of a Shoot that is (or was) being deleted: the SHOOT-* rules leave it alone. */
 export function deletingUpdate(ctx: ShootWrite): boolean {

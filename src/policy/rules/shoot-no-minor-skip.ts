@@ -4,9 +4,9 @@
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import type { SemVer } from 'semver';
 import { type FieldViolation, forbidden } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import { parseVersion } from '../versions.js';
-import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, WRITES, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
 /** The kubelet may be up to three minors older than the API server. */

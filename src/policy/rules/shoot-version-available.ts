@@ -6,14 +6,14 @@
 import semver from 'semver';
 import type { ClusterState } from '../cluster-state.js';
 import { type FieldViolation, invalid, notFound, notSupported, required } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { effectiveProfileRef } from '../types.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../versions.js';
 import type { ProfileEntries } from '../forced-update.js';
 import { profileEntries } from '../forced-update.js';
 import { listSome } from '../text.js';
-import { deletingUpdate, kubeletVersionOf, profileLabel, SHOOT, shootName, type ShootWrite, validChoices, WRITES, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import { deletingUpdate, kubeletVersionOf, profileLabel, SHOOT, shootName, type ShootWrite, validChoices, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 export const shootVersionAvailable = defineRule({
   id: 'SHOOT-VERSION-AVAILABLE',

@@ -9,13 +9,13 @@
 // legacy-supported version; those versions also get a short line that points to the one report,
 // so tools that match Gardener's field paths still find them.
 import { type FieldViolation, forbidden } from '../field.js';
-import { defineRule } from '../rule.js';
+import { defineRule, WRITES } from '../rule.js';
 import { inWords } from '../text.js';
 import type { ExpirableVersion } from '../types.js';
 import type { Window } from '../versions.js';
 import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../versions.js';
 import type { ProfileWrite, Target, VersionIndex, VersionList } from './version-lists.js';
-import { indexVersions, judgeOwnAndMerged, oldVersions, PROFILES, versionLists, WRITES } from './version-lists.js';
+import { indexVersions, judgeOwnAndMerged, oldVersions, PROFILES, versionLists } from './version-lists.js';
 
 /** How many legacy-supported versions of one clash get a line of their own, besides the report. */
 const POINTERS_PER_MINOR = 4;

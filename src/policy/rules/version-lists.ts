@@ -2,7 +2,7 @@
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
 import type { FieldViolation } from '../field.js';
-import type { Judged, NamespacedCloudProfileContext } from '../rule.js';
+import type { Judged, NamespacedCloudProfileContext, Write } from '../rule.js';
 import type { ExpirableVersion, NamespacedCloudProfile } from '../types.js';
 import { indexVersions, NO_VERSIONS } from './version-index.js';
 import type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
@@ -11,10 +11,9 @@ export { indexVersions } from './version-index.js';
 export type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
 
 export const PROFILES = ['CloudProfile', 'NamespacedCloudProfile'] as const;
-export const WRITES = ['CREATE', 'UPDATE'] as const;
 
 /** A CREATE or UPDATE of a CloudProfile or NamespacedCloudProfile. */
-export type ProfileWrite = Judged<(typeof PROFILES)[number], (typeof WRITES)[number]>;
+export type ProfileWrite = Judged<(typeof PROFILES)[number], Write>;
 
 /**
  * A spec under judgement. `CloudProfile`: a CloudProfile's spec; `NamespacedCloudProfile`: an
