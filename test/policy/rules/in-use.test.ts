@@ -176,6 +176,8 @@ function problems(row: Row): string[] {
     for (const w of words) if (!message.includes(w)) out.push(`violation ${i} lacks ${w}: ${message}`);
   });
   for (const f of row.fields ?? []) if (!got.some((x) => x.field === f)) out.push(`no violation at ${f}`);
+  // Removing or deleting what is in use is never a malformed field: Forbidden, as in Gardener.
+  for (const x of got) if (x.type !== 'Forbidden') out.push(`violation ${x.field} is ${x.type}, not Forbidden`);
   return out;
 }
 

@@ -17,7 +17,7 @@ const inPlace = (x: Shoot): Shoot => withWorker(x, 'pool-a', { updateStrategy: '
 const rows: RuleRow[] = [
   { name: 'the same version', operation: 'UPDATE', object: s('1.31.0'), oldObject: s('1.31.0'), want: [] },
   { name: 'an upgrade', operation: 'UPDATE', object: s('1.31.0'), oldObject: s('1.30.2'), want: [] },
-  { name: 'a control plane downgrade, in Gardener\'s words', operation: 'UPDATE', object: s('1.30.2'), oldObject: s('1.31.0'), want: [[CP, 'kubernetes version downgrade is not supported', 'from "1.31.0" to "1.30.2"']] },
+  { name: 'a control plane downgrade, in Gardener\'s words', operation: 'UPDATE', object: s('1.30.2'), oldObject: s('1.31.0'), want: [[CP, 'kubernetes version downgrade is not supported', 'from "1.31.0" to "1.30.2"']], type: 'Forbidden' },
   { name: 'a patch downgrade', operation: 'UPDATE', object: s('1.30.1'), oldObject: s('1.30.2'), want: [[CP, 'downgrade']] },
   {
     name: 'a worker pool downgrade',

@@ -2,6 +2,7 @@
 // violations of the rule under test it must produce (field, words of the message); an empty list
 // means the rule allows it.
 import type { Test } from 'tap';
+import type { ErrorType } from '../../../src/policy/field.js';
 import type { PolicedObject, Shoot } from '../../../src/policy/types.js';
 import { decide } from '../../helpers/objects.js';
 import { AWS, NCP } from './shoot-profile.js';
@@ -18,6 +19,8 @@ export interface RuleRow {
   want: Array<[string, ...string[]]>;
   /** Words no message of the rule may contain. */
   absent?: string[];
+  /** The error type of every violation of the row, where it matters. */
+  type?: ErrorType;
 }
 
 export function runRows(t: Test, rule: string, rows: readonly RuleRow[]): void {
@@ -36,6 +39,7 @@ export function runRows(t: Test, rule: string, rows: readonly RuleRow[]): void {
         row.want.map(([field]) => field).sort(),
         'violation fields',
       );
+      if (row.type) t.same(got.map((v) => v.type), got.map(() => row.type), `each is ${row.type}`);
       for (const [field, ...words] of row.want) {
         const message = got.find((v) => v.field === field)?.message ?? '';
         for (const word of words) t.match(message, word, `${field || '(object)'} says ${JSON.stringify(word)}`);

@@ -36,7 +36,7 @@ const create: RuleRow[] = [
     absent: ['"1.33.0', '"1.29.1"'],
   },
   { name: 'an unavailable control plane version', operation: 'CREATE', object: onAws('1.33.0'), want: [[CP, '"1.33.0"', `unavailable in CloudProfile "aws" until ${hoursFromNow(24)}`]] },
-  { name: 'a version the profile does not offer', operation: 'CREATE', object: onAws('1.26.0'), want: [[CP, '"1.26.0"', 'not in CloudProfile "aws"', 'supported values:']] },
+  { name: 'a version the profile does not offer', operation: 'CREATE', object: onAws('1.26.0'), want: [[CP, '"1.26.0"', 'not in CloudProfile "aws"', 'supported values:']], type: 'NotSupported' },
   { name: 'an expired worker pool version', operation: 'CREATE', object: onAws('1.31.0', '1592.1.0', '1.29.1'), want: [[W0_K8S, 'worker pool "pool-a"', '"1.29.1"', 'expired']] },
   { name: 'a worker pool on a preview version', operation: 'CREATE', object: onAws('1.32.0', '1592.1.0', '1.32.0'), want: [] },
   {
