@@ -24,7 +24,7 @@ export interface AdmissionContext {
   now: number;
   config: Config;
   state: ClusterState;
-  /** The rule set evaluate() runs; the full registry unless a test narrows it. */
+  /** The rules evaluate() runs; the rule list unless a test narrows it. */
   rules?: readonly Rule<RuleId>[];
   /** The warning checks evaluate() runs; all unless a test narrows them. */
   warningChecks?: readonly WarningCheck[];
