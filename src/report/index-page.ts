@@ -41,7 +41,7 @@ ${entries.length === 0 ? html`<p>No profiles in the cluster state.</p>` : html`$
 function forecastLine(forecast: ForecastCounts | undefined, now: number): Markup {
   if (!forecast) return html`<span class="forecast-age" data-age="">The forecast counts come once the first fleet forecast is made, shortly after start.</span>`;
   const minutes = Math.max(0, Math.round((now - forecast.at) / 60_000));
-  return html`<span class="forecast-age" data-age="${minutes}">Shoot counts are Shoots (not steps); the forecast is from ${formatInstant(forecast.at)} (${minutes} min ago), counting failures within 90 days.</span>`;
+  return html`<span class="forecast-age" data-age="${minutes}">Shoot counts are Shoots (not steps); the forecast is from ${formatInstant(forecast.at)} (${minutes} min ago), counting failures within 180 days.</span>`;
 }
 
 function entriesOf(state: ClusterState): Entry[] {

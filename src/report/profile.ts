@@ -3,7 +3,9 @@
 import type { ClusterState } from '../policy/cluster-state.js';
 import { managedVersions } from '../policy/defaulting/managed-annotation.js';
 import { mergeNamespacedProfile } from '../policy/merge.js';
-import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile } from '../policy/types.js';
+import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
+import { isDeleting } from '../policy/usage.js';
+import { type ExtendedExpiry, extendedExpiries } from './extended.js';
 import { objectKey } from '../policy/types.js';
 import type { ProfileReport } from '../policy/version-report.js';
 import { buildProfileReport } from '../policy/version-report.js';
@@ -14,6 +16,10 @@ export interface ExplainedProfile {
   /** The effective spec: what the report and the timelines are built from. */
   spec: CloudProfileSpec;
   report: ProfileReport;
+  /** The Shoots on the profile, not being deleted: what the page's forecast runs over. */
+  shoots: Shoot[];
+  /** A NamespacedCloudProfile's versions whose expiry it moves later than its parent's. */
+  extended: ExtendedExpiry[];
 }
 
 /** A NamespacedCloudProfile whose parent CloudProfile the state does not hold: it cannot be merged. */
@@ -30,14 +36,16 @@ export class MissingParentError extends Error {
 export function explainProfile(profile: Profile, state: ClusterState, now: number): ExplainedProfile {
   if (profile.kind === 'CloudProfile') {
     const spec = profile.spec;
-    return { spec, report: buildProfileReport({ ref: { kind: 'CloudProfile', name: profile.metadata.name }, spec, state, now, managed: managedVersions(profile) }) };
+    const ref = { kind: 'CloudProfile' as const, name: profile.metadata.name };
+    return { spec, report: buildProfileReport({ ref, spec, state, now, managed: managedVersions(profile) }), shoots: liveShoots(state, ref), extended: [] };
   }
   const parentName = profile.spec.parent.name;
   const parent = profile.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(parentName) : undefined;
   if (!parent) throw new MissingParentError(objectKey(profile), parentName);
   const spec = mergeNamespacedProfile(parent.spec, profile.spec);
+  const ref = { kind: 'NamespacedCloudProfile' as const, namespace: profile.metadata.namespace, name: profile.metadata.name };
   const report = buildProfileReport({
-    ref: { kind: 'NamespacedCloudProfile', namespace: profile.metadata.namespace, name: profile.metadata.name },
+    ref,
     spec,
     parent: parentName,
     state,
@@ -45,5 +53,9 @@ export function explainProfile(profile: Profile, state: ClusterState, now: numbe
     // The merged versions are the parent's (or NCP additions, which the defaulting never manages).
     managed: managedVersions(parent),
   });
-  return { spec, report };
+  return { spec, report, shoots: liveShoots(state, ref), extended: extendedExpiries(parent.spec, spec) };
+}
+
+function liveShoots(state: ClusterState, ref: ProfileRef): Shoot[] {
+  return state.shootsUsing(ref).filter((s) => !isDeleting(s));
 }

@@ -38,9 +38,31 @@ svg.chart { display: block; width: 100%; height: auto; }
 .chart .seg { stroke: #fff; stroke-width: 1; }
 .chart .seg-label { text-anchor: middle; font-size: 10.5px; font-weight: 700; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 .chart .now line { stroke: #111; stroke-width: 2; }
-.chart .update path, .legend .update { fill: #111; stroke: #fff; stroke-width: 1; }
-.chart .update.fails path { fill: #fff; stroke: #a33b00; stroke-width: 2; }
-.chart .update-count { font-size: 10px; font-weight: 700; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.step.k-forced path { fill: #111; stroke: #fff; stroke-width: 1; }
+.step.k-failure path { fill: #fff; stroke: #a33b00; stroke-width: 2; }
+.step .bang { font-size: 8px; font-weight: 700; fill: #a33b00; text-anchor: middle; }
+.step.k-auto path, .step.trap circle:not(.trap-ring) { fill: #0072b2; stroke: #fff; stroke-width: 1; }
+.trap-ring, .step.trap .trap-ring { fill: none; stroke: #cc79a7; stroke-width: 2.2; }
+.chart .step-count { font-size: 10px; font-weight: 700; fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.chart .marks-left { font-size: 10px; fill: #4a4a4a; }
+.extended line { stroke: #111; stroke-width: 1.5; stroke-dasharray: 2 2; }
+.extended-strip { fill: #d55e00; fill-opacity: .8; }
+.chart .extended-label { font-size: 8.5px; font-weight: 700; fill: #005a8c; paint-order: stroke; stroke: #fff; stroke-width: 2.5px; }
+.fails { color: #a33b00; font-weight: 700; }
+.badge { font-size: 11px; font-weight: 700; padding: 0 7px; border-radius: 8px; background: #ededed; }
+.badge.fails { background: #fcf1e9; }
+.badge.trap { background: #f6e6f0; color: #7a2a57; }
+.forecast details { border-bottom: 1px solid #dedede; padding: 3px 0; }
+.forecast summary { cursor: pointer; }
+.forecast ol { margin: 4px 0 8px; padding-left: 24px; }
+.chain-step { margin: 2px 0; }
+.chain-step .date { font-weight: 700; white-space: nowrap; }
+.chain-step .mode { font-variant: small-caps; }
+.chain-step.k-failure { background: #fcf1e9; }
+:target { outline: 2px solid #0072b2; outline-offset: 2px; }
+.extended-expiries table { border-collapse: collapse; }
+.extended-expiries th, .extended-expiries td { text-align: left; padding: 4px 12px 4px 0; border-bottom: 1px solid #dedede; }
+.extended-by { font-weight: 700; color: #005a8c; }
 .chart .seg.s-unavailable, .swatch .s-unavailable { stroke: #8c8c8c; stroke-dasharray: 3 2; }
 .chart .now-label { text-anchor: middle; font-weight: 700; }
 .chart .count text { fill: #6b6b6b; }

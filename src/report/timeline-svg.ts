@@ -5,7 +5,8 @@
 import { formatInstant } from '../policy/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { styleOf, type StageStyle, UNDRAWN } from './stages.js';
-import type { Segment, Timeline, TimelineRow, UpdateMark } from './timeline.js';
+import type { Segment, Timeline, TimelineRow } from './timeline.js';
+import { extendedMark, stepMark } from './timeline-marks.js';
 import type { TimelineWindow } from './window.js';
 
 /** The geometry, in user units of a 1000-wide viewBox; the SVG scales to the page. */
@@ -26,6 +27,8 @@ export interface ChartInput {
   now: number;
   /** Without a cluster state there are no counts to draw. */
   counts: boolean;
+  /** The page fragment of a Shoot's chain, if the page lists it. */
+  chainOf?: (shoot: string) => string | null;
 }
 
 export function renderChart(input: ChartInput): Markup {
@@ -33,8 +36,10 @@ export function renderChart(input: ChartInput): Markup {
   const x = (t: number) => round(G.chartX + ((clamp(t, window) - window.from) / (window.to - window.from)) * G.chartWidth);
   let y = G.axisHeight;
   const bands: Markup[] = [];
+  // The forecast's marks go over the "now" line, where the next window's steps sit.
+  const marks: Markup[] = [];
   for (const timeline of input.timelines) {
-    bands.push(band(timeline, y, x, input.counts, window));
+    bands.push(band(timeline, y, x, input, window, marks));
     y += G.bandHeight + timeline.rows.length * G.rowHeight + (timeline.left.versions > 0 ? G.moreHeight : 0);
   }
   const height = y + 6;
@@ -44,12 +49,14 @@ export function renderChart(input: ChartInput): Markup {
 ${axis(window, x, height)}
 ${bands}
 ${nowLine}
+${marks}
 </svg>`;
 }
 
 /** A minor's timeline: its header band, its rows, and how many rows were left out. */
-function band(t: Timeline, top: number, x: (t: number) => number, counts: boolean, window: TimelineWindow): Markup {
-  const rows = t.rows.map((r, i) => row(r, top + G.bandHeight + i * G.rowHeight, i, x, counts, window));
+function band(t: Timeline, top: number, x: (t: number) => number, input: ChartInput, window: TimelineWindow, layer: Markup[]): Markup {
+  const counts = input.counts;
+  const rows = t.rows.map((r, i) => row(r, top + G.bandHeight + i * G.rowHeight, i, x, input, window, layer, t));
   const bottom = top + G.bandHeight + t.rows.length * G.rowHeight;
   const shoots = t.rows.reduce((n, r) => n + r.shoots, 0) + t.left.shoots;
   const label = `${t.image === null ? 'Kubernetes' : clip(t.image, 40)} ${t.minor}`;
@@ -62,16 +69,20 @@ function band(t: Timeline, top: number, x: (t: number) => number, counts: boolea
 ${rows}${more}</g>`;
 }
 
-function row(r: TimelineRow, top: number, index: number, x: (t: number) => number, counts: boolean, window: TimelineWindow): Markup {
+function row(r: TimelineRow, top: number, index: number, x: (t: number) => number, input: ChartInput, window: TimelineWindow, layer: Markup[], t: Timeline): Markup {
+  const counts = input.counts;
   const barTop = top + G.barInset;
   const barHeight = G.rowHeight - 2 * G.barInset;
   const segments = r.segments.map((s) => segment(r.version, s, x, barTop, barHeight));
   const undrawn = r.undrawn ? undrawnSegment(r, x, barTop, barHeight) : null;
-  const marks = r.updates.filter((m) => m.at >= window.from && m.at <= window.to).map((m) => updateMark(m, x(m.at), barTop));
+  const extended = r.extended && r.extended.parent >= window.from && r.extended.parent <= window.to ? extendedMark(r.extended, x, barTop, barTop + barHeight, r.version) : null;
+  const marks = r.marks.map((m) => stepMark(m, { cx: x(m.at), barTop, barBottom: barTop + barHeight, href: input.chainOf?.(m.steps[0]!.shoot) ?? null }));
+  if (marks.length > 0) layer.push(html`<g class="marks" data-kind="${t.kind}" data-image="${clip(t.image ?? '', TITLE_CHARS)}" data-version="${clip(r.version, TITLE_CHARS)}">${marks}</g>`);
+  const marksLeft = r.marksLeft > 0 ? html`<text class="marks-left" x="${G.chartX + G.chartWidth + 2}" y="${top + 9}">+${r.marksLeft}<title>${plural(r.marksLeft, 'more day')} with steps from ${clip(r.version, TITLE_CHARS)}: version-policy forecast lists every one</title></text>` : null;
   const count = counts ? html`<g class="count${r.shoots > 0 ? ' in-use' : ''}" data-shoots="${r.shoots}">${r.shoots > 0 ? html`<rect x="${G.countX - 4}" y="${top + 3}" width="${pillWidth(r.shoots)}" height="${G.rowHeight - 6}" rx="9"/>` : null}<text x="${G.countX + 4}" y="${top + 16}">${plural(r.shoots, 'Shoot')}</text></g>` : null;
   return html`<g class="row" data-version="${clip(r.version, TITLE_CHARS)}" data-shoots="${counts ? r.shoots : ''}">
 ${index % 2 === 1 ? html`<rect class="stripe" x="0" y="${top}" width="${G.width}" height="${G.rowHeight}"/>` : null}<text class="version" x="${G.chartX - 10}" y="${top + 16}">${clip(r.version, LABEL_CHARS)}<title>${clip(r.version, TITLE_CHARS)}</title></text>
-${segments}${undrawn}${marks}${count}</g>
+${segments}${undrawn}${extended}${marksLeft}${count}</g>
 `;
 }
 
@@ -88,25 +99,6 @@ function undrawnSegment(r: TimelineRow, x: (t: number) => number, top: number, h
   const x1 = x(Infinity);
   const title = `${clip(r.version, TITLE_CHARS)}: ${r.undrawn!.changes} more stage changes from ${formatInstant(r.undrawn!.from)} not drawn`;
   return html`<g class="segment undrawn" data-stage="" data-start="${instant(r.undrawn!.from)}" data-end=""><title>${title}</title><rect class="seg s-undrawn" x="${x0}" y="${top}" width="${round(x1 - x0)}" height="${height}" fill="url(#vp-undrawn)"/>${label(UNDRAWN, x0, x1, top)}</g>`;
-}
-
-/**
- * A pin above the bar where Shoots are forcibly updated away from the version: its own shape, not
- * an edge of the bar (it sits where the version expires, or a window after), with the number of
- * Shoots beside it when several share the day. Its title says who, and to what.
- */
-function updateMark(m: UpdateMark, cx: number, barTop: number): Markup {
-  const who = m.updates.slice(0, 5).map((f) => `${clip(f.shoot, 120)} ${clip(f.place, 80)} to ${f.to === null ? 'none: the update will fail' : clip(f.to, 60)}${f.at ? ` at ${f.at}` : ''}`);
-  if (m.updates.length > 5) who.push(`and ${m.updates.length - 5} more`);
-  const title = `${plural(m.updates.length, 'forced update')} on ${formatInstant(m.at).slice(0, 10)}: ${who.join('; ')}`;
-  const fails = m.updates.some((f) => f.to === null);
-  const count = m.updates.length > 1 ? html`<text class="update-count" x="${round(cx + 7)}" y="${barTop + 4}">×${m.updates.length}</text>` : null;
-  return html`<g class="update${fails ? ' fails' : ''}" data-at="${formatInstant(m.at)}" data-count="${m.updates.length}"><title>${title}</title><path d="${pin(cx, barTop)}"/>${count}</g>`;
-}
-
-/** A downward triangle whose tip touches the bar's top edge at x = cx. */
-export function pin(cx: number, tipY: number): string {
-  return `M${round(cx - 5)} ${tipY - 8}L${round(cx + 5)} ${tipY - 8}L${round(cx)} ${tipY + 1}Z`;
 }
 
 /** The stage's word where it fits, else its letter: the stage reads without the legend. */

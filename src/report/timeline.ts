@@ -1,10 +1,13 @@
 // The timelines of one profile, as data: one per Kubernetes minor and one per machine image and
-// minor, a row per version with its stages as time segments, and the forced updates that fall in
-// the window. Pure, and bounded whatever the profile's size: rows, timelines, segments and forced
+// minor, a row per version with its stages as time segments, the forecast's steps that fall in
+// the window (step-marks.ts), and the forced updates the report lists. Pure, and bounded whatever the profile's size: rows, timelines, segments and forced
 // updates are capped, and what is left out is counted so the page can say so.
 import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
 import type { ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
+import { versionKey } from '../policy/forecast/index.js';
 import { minorKey, stagesOf } from '../policy/versions.js';
+import type { ExtendedExpiry } from './extended.js';
+import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
 import type { TimelineWindow } from './window.js';
 
 /** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.test.ts). */
@@ -26,14 +29,12 @@ export interface TimelineRow {
   segments: Segment[];
   /** More stage changes inside the window than are drawn: how many, and where drawing stops. */
   undrawn: { changes: number; from: number } | null;
-  /** The forced updates away from this version inside the window, one mark per instant they run. */
-  updates: UpdateMark[];
-}
-
-export interface UpdateMark {
-  /** When the first of them runs: its maintenance window, else the expiry (or now, if that passed). */
-  at: number;
-  updates: ForcedUpdateRow[];
+  /** The forecast's steps and failures away from this version inside the window. */
+  marks: StepMark[];
+  /** Marks beyond the cap. */
+  marksLeft: number;
+  /** A NamespacedCloudProfile moves this version's expiry later than its parent's. */
+  extended: ExtendedExpiry | null;
 }
 
 export interface Left {
@@ -72,7 +73,13 @@ interface Group {
   shoots: number;
 }
 
-export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, now: number, window: TimelineWindow): ProfileTimelines {
+export interface TimelineInputs {
+  /** The forecast of the profile's Shoots; empty without a cluster state. */
+  chains: readonly ShootChain[];
+  extended: readonly ExtendedExpiry[];
+}
+
+export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, now: number, window: TimelineWindow, inputs: TimelineInputs = { chains: [], extended: [] }): ProfileTimelines {
   const groups = [
     ...groupByMinor('kubernetes', null, report.kubernetes, spec.kubernetes.versions),
     ...report.machineImages.flatMap((image) => {
@@ -82,9 +89,9 @@ export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, no
   ];
   const { kept, left } = keepInUseFirst(groups, LIMITS.timelines, (g) => g.shoots > 0);
   const forced = forcedInWindow(report.forcedUpdates, now, window);
-  const marks = updateMarks(forced.inside, now);
+  const rows: RowExtras = { marks: stepMarks(inputs.chains, window, LIMITS.updateMarksPerRow), extended: new Map(inputs.extended.map((e) => [useKey(e.kind, e.image, e.version), e])) };
   return {
-    timelines: kept.map((g) => timelineOf(g, window, marks)),
+    timelines: kept.map((g) => timelineOf(g, window, rows)),
     leftTimelines: { timelines: left.length, versions: sum(left, (g) => g.rows.length), shoots: sum(left, (g) => g.shoots) },
     forcedUpdates: forced.inside.slice(0, LIMITS.forcedUpdates),
     forcedOutside: forced.outside,
@@ -107,49 +114,32 @@ function groupByMinor(kind: Timeline['kind'], image: string | null, rows: readon
   return [...groups.values()];
 }
 
-function timelineOf(g: Group, window: TimelineWindow, marks: ReadonlyMap<string, UpdateMark[]>): Timeline {
+interface RowExtras {
+  marks: ReadonlyMap<string, { marks: StepMark[]; left: number }>;
+  extended: ReadonlyMap<string, ExtendedExpiry>;
+}
+
+function timelineOf(g: Group, window: TimelineWindow, extras: RowExtras): Timeline {
   const { kept, left } = keepInUseFirst(g.rows, LIMITS.rowsPerTimeline, (r) => r.shoots > 0);
   return {
     kind: g.kind,
     image: g.image,
     minor: g.minor,
-    rows: kept.map((r) => rowOf(r, g.versions.get(r.version), window, marks.get(useKey(g.kind, g.image, r.version)) ?? [])),
+    rows: kept.map((r) => rowOf(r, g.versions.get(r.version), window, extras, useKey(g.kind, g.image, r.version))),
     left: { versions: left.length, shoots: sum(left, (r) => r.shoots) },
   };
 }
 
-function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow, updates: UpdateMark[]): TimelineRow {
-  const base = { version: row.version, shoots: row.shoots, updates: updates.slice(0, LIMITS.updateMarksPerRow) };
+function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow, extras: RowExtras, key: string): TimelineRow {
+  const marks = extras.marks.get(key);
+  const base = { version: row.version, shoots: row.shoots, marks: marks?.marks ?? [], marksLeft: marks?.left ?? 0, extended: extras.extended.get(key) ?? null };
   const inWindow = (version ? segmentsOf(version) : []).filter((s) => s.end > window.from && s.start < window.to);
   if (inWindow.length <= LIMITS.segmentsPerRow) return { ...base, segments: inWindow, undrawn: null };
   const drawn = inWindow.slice(0, LIMITS.segmentsPerRow - 1);
   return { ...base, segments: drawn, undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end } };
 }
 
-function useKey(kind: Timeline['kind'], image: string | null, version: string): string {
-  return `${kind}\u0000${image ?? ''}\u0000${version}`;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * The forced updates per version they leave, one mark per UTC day they run on (hours apart are
- * one point at this scale), at the first of them.
- */
-function updateMarks(updates: readonly ForcedUpdateRow[], now: number): Map<string, UpdateMark[]> {
-  const out = new Map<string, UpdateMark[]>();
-  for (const f of updates) {
-    const key = useKey(f.kind, f.image, f.from);
-    const at = runsAt(f, now);
-    let marks = out.get(key);
-    if (!marks) out.set(key, (marks = []));
-    // The report lists updates in the order they run, so one day's are adjacent.
-    const last = marks[marks.length - 1];
-    if (last && Math.floor(last.at / DAY_MS) === Math.floor(at / DAY_MS)) last.updates.push(f);
-    else marks.push({ at, updates: [f] });
-  }
-  return out;
-}
+const useKey = versionKey;
 
 function runsAt(f: ForcedUpdateRow, now: number): number {
   if (f.at !== null) return Date.parse(f.at);

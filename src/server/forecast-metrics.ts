@@ -35,7 +35,7 @@ export function registerForecastMetrics(registry: Registry, refresher: Pick<Fore
   });
   new Gauge({
     name: 'version_policy_forecast_failure_shoots',
-    help: 'Shoots whose maintenance is predicted to fail on this version within the forecast horizon (90 days): no target, no consecutive minor, end of life, pool constraints, a rejected run.',
+    help: 'Shoots whose maintenance is predicted to fail on this version within the forecast horizon (180 days): no target, no consecutive minor, end of life, pool constraints, a rejected run.',
     labelNames,
     registers,
     collect() {

@@ -4,13 +4,15 @@
 // /profiles index read the last result; a scrape never computes anything.
 import type { ClusterState } from '../policy/cluster-state.js';
 import { eventsByVersion, forecastEach, versionKey } from '../policy/forecast/index.js';
+import { chainOf } from '../report/chains.js';
+import type { ShootChain } from '../report/step-marks.js';
 
 /** Five minutes: a forecast moves by maintenance windows (days); 10,000 Shoots cost 1–2 s of CPU. */
 export const REFRESH_MS = 5 * 60_000;
 /** Before the state has synced, look again this soon. */
 const RETRY_MS = 10_000;
-/** The horizon: forced updates count within 7 and 30 days, failures within all of it. */
-export const HORIZON_DAYS = 90;
+/** The horizon: forced updates count within 7 and 30 days, failures within all of it; the /profiles pages draw it. */
+export const HORIZON_DAYS = 180;
 /** The longest the forecast holds the event loop at a stretch (a review's budget is 100 ms). */
 const SLICE_MS = 10;
 const DAY_MS = 86_400_000;
@@ -27,14 +29,17 @@ export interface VersionCounts {
 }
 
 export interface ForecastSummary {
-  /** The forecast's now (server clock, epoch ms). */
+  /** The forecast's now (server clock, epoch ms), and its end. */
   at: number;
+  until: number;
   /** Wall time of the refresh, pauses included, and the CPU time spent in the forecast. */
   durationMs: number;
   busyMs: number;
   byVersion: VersionCounts[];
   /** Per profile (`CloudProfile/aws`): Shoots with a forced update within 30 days, and with a failure. */
   byProfile: Map<string, { forced30d: number; failing: number }>;
+  /** Each profile's Shoots with their steps, for the /profiles pages: they never forecast on a request. */
+  chains: Map<string, ShootChain[]>;
 }
 
 export interface ForecastRefreshOptions {
@@ -100,8 +105,15 @@ export class ForecastRefresher {
     let busy = 0;
     let slice = start;
     const tally = new Tally(at);
-    for (const outcome of forecastEach(state, at, at + HORIZON_DAYS * DAY_MS)) {
-      if ('forecast' in outcome) tally.add(outcome.forecast.profile, eventsByVersion(outcome.object, outcome.forecast.events));
+    const until = at + HORIZON_DAYS * DAY_MS;
+    const chains = new Map<string, ShootChain[]>();
+    for (const outcome of forecastEach(state, at, until)) {
+      if ('forecast' in outcome) {
+        const { profile, events } = outcome.forecast;
+        tally.add(profile, eventsByVersion(outcome.object, events));
+        if (!chains.has(profile)) chains.set(profile, []);
+        chains.get(profile)!.push(chainOf(outcome.object, events));
+      }
       if (this.clock() - slice >= SLICE_MS) {
         busy += this.clock() - slice;
         await new Promise((resolve) => setImmediate(resolve));
@@ -110,7 +122,7 @@ export class ForecastRefresher {
       }
     }
     busy += this.clock() - slice;
-    this.last = { at, durationMs: this.clock() - start, busyMs: busy, byVersion: tally.versions(), byProfile: tally.profiles };
+    this.last = { at, until, durationMs: this.clock() - start, busyMs: busy, byVersion: tally.versions(), byProfile: tally.profiles, chains };
     return this.last;
   }
 }

@@ -12,7 +12,7 @@ import type { ClusterState } from '../policy/cluster-state.js';
 import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
 import { type ForecastCounts, renderIndexPage } from '../report/index-page.js';
 import { MissingParentError } from '../report/profile.js';
-import { PAGE_CSP, renderProfilesPage } from '../report/timeline-page.js';
+import { type MadeForecast, PAGE_CSP, renderProfilesPage } from '../report/timeline-page.js';
 import { parseWindowBound, resolveWindow, type TimelineWindow, WindowError } from '../report/window.js';
 
 /** Whether a URL is one of the pages' (a 404 there says where the pages are, or how to turn them on). */
@@ -29,8 +29,12 @@ export interface ProfilePagesOptions {
   state: ClusterState;
   /** The server clock (epoch ms). */
   now: () => number;
-  /** The server's fleet forecast, for the index's counts (forecast-refresh.ts); without it they are blank. */
-  forecast?: { latest(): ForecastCounts | undefined };
+  /**
+   * The server's fleet forecast (forecast-refresh.ts): the index's counts and the pages' steps come
+   * from it, so no request forecasts. Without it the index leaves those counts blank and a page
+   * forecasts its own profile's Shoots (tests; small states).
+   */
+  forecast?: { latest(): (ForecastCounts & MadeForecast) | undefined };
   /** A monotonic clock in ms, for the render budget and the page cache (tests inject one). */
   monotonic?: () => number;
 }
@@ -99,7 +103,8 @@ function profilePage(req: FastifyRequest<PageRequest>, reply: FastifyReply, opts
     throw err;
   }
   try {
-    return sendHtml(reply, budget.build(cacheKey, () => renderProfilesPage([profile], opts.state, now, window)));
+    const forecast = opts.forecast ? (opts.forecast.latest() ?? 'pending') : undefined;
+    return sendHtml(reply, budget.build(cacheKey, () => renderProfilesPage([profile], opts.state, now, window, forecast)));
   } catch (err) {
     if (err instanceof MissingParentError) return sendText(reply, 404, err.message);
     throw err;

@@ -4,6 +4,8 @@
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { ExpirableVersion, Shoot } from '../../src/policy/types.js';
+import { chainsOf } from '../../src/report/chains.js';
+import { explainProfile } from '../../src/report/profile.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { LIMITS } from '../../src/report/timeline.js';
 import { resolveWindow } from '../../src/report/window.js';
@@ -31,8 +33,13 @@ const shoots: Shoot[] = Array.from({ length: 300 }, (_, i) =>
   shoot({ name: `s${i}`, profile: 'big', version: `1.${i % 3}.${i % 5}`, workers: [{ name: 'w', image: ['gardenlinux', `${1000 + (i % 7)}.0.0`] }] }),
 );
 
+const state = staticState([profile, ...shoots]);
+// The forecast made beforehand, as the server makes it in the background: its cost grows with the
+// stage starts × versions of such a profile (seconds here), which is the forecast's, not the page's.
+const explained = explainProfile(profile, state, NOW);
+const forecast = { at: NOW, until: resolveWindow(NOW).to, chains: new Map([['CloudProfile/big', chainsOf(explained.spec, explained.shoots, NOW, resolveWindow(NOW).to)]]) };
 const started = process.hrtime.bigint();
-const html = renderProfilesPage([profile], staticState([profile, ...shoots]), NOW, resolveWindow(NOW));
+const html = renderProfilesPage([profile], state, NOW, resolveWindow(NOW), forecast);
 const ms = Number(process.hrtime.bigint() - started) / 1e6;
 const { document, errors } = parsePage(html);
 
@@ -45,6 +52,8 @@ t.test('the page is bounded', async (t) => {
   t.ok(timelines.every((tl) => byClass(tl, 'row').length <= LIMITS.rowsPerTimeline), 'at most 20 rows each');
   t.ok(byClass(document, 'row').every((r) => byClass(r, 'segment').length <= LIMITS.segmentsPerRow), 'at most 12 segments a row');
   t.ok(byClass(document, 'forced-update').length <= LIMITS.forcedUpdates, 'at most 100 forced updates');
+  t.ok(byClass(document, 'marks').every((g) => byClass(g, 'step').length <= LIMITS.updateMarksPerRow), 'at most 8 forecast marks a row');
+  t.ok(byClass(document, 'chain').length > 0, 'the forecast is drawn');
 });
 
 t.test('what is left out is counted, and versions in use are kept', async (t) => {

@@ -95,4 +95,27 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
     t.same(problems, [], 'no console error: the meta CSP holds only what a meta CSP may');
     t.same(requests.filter((u) => !u.startsWith('about:')), [], 'no request at all');
   });
+
+  t.test("the forecast: a click on a step's mark opens that Shoot's chain, with no script", async (t) => {
+    const { page, problems } = await watchedPage();
+    t.teardown(() => page.close());
+    await page.goto(`${base}/profiles/gcp`);
+    const closed = page.locator('details.chain:not([open])');
+    t.ok((await closed.count()) > 0, 'chains without a failure start closed');
+    // The first mark whose chain is closed: its link names the list inside that <details>.
+    const marks = page.locator('g.marks a');
+    let target = '';
+    for (let i = 0; i < (await marks.count()) && !target; i++) {
+      const href = (await marks.nth(i).getAttribute('href')) ?? '';
+      if (await page.locator(`details.chain:not([open]) ol${href}`).count()) target = href;
+    }
+    t.not(target, '', 'a mark links into a closed chain');
+    const box = await page.locator(`g.marks a[href="${target}"] g.step`).first().boundingBox();
+    t.ok(box && box.width > 4 && box.height > 4, `the mark is drawn: ${box?.width}×${box?.height}`);
+    await page.locator(`g.marks a[href="${target}"]`).first().click();
+    t.equal(new URL(page.url()).hash, target);
+    t.ok(await page.locator(`details.chain:has(ol${target})`).evaluate((d) => (d as unknown as { open: boolean }).open), 'the browser opened the chain');
+    t.ok(await page.locator(`ol${target}`).isVisible(), 'its steps are visible');
+    t.same(problems, []);
+  });
 }

@@ -42,14 +42,15 @@ const { document, errors } = parsePage(html);
 
 t.test('hostile strings add no element, attribute or parse error', async (t) => {
   t.same(errors, [], 'the page still parses cleanly');
-  const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'section', 'header', 'h1', 'h2', 'p', 'time', 'ul', 'li', 'span', 'code', 'q', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'footer', 'svg', 'defs', 'pattern', 'rect', 'circle', 'g', 'line', 'path', 'text']);
+  const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'main', 'section', 'header', 'h1', 'h2', 'p', 'time', 'ul', 'li', 'span', 'code', 'q', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'footer', 'svg', 'defs', 'pattern', 'rect', 'circle', 'g', 'line', 'path', 'text', 'details', 'summary', 'ol', 'strong', 'a']);
   const tags = new Set(elements(document).map((e) => e.tagName));
   t.same([...tags].filter((tag) => !allowed.has(tag)), [], 'only the elements the renderer writes');
   t.same(
-    elements(document, (e) => e.attrs.some((a) => a.name.startsWith('on') || a.name === 'src' || a.name === 'href')).map((e) => e.tagName),
+    elements(document, (e) => e.attrs.some((a) => a.name.startsWith('on') || a.name === 'src' || (a.name === 'href' && !/^#p\d+-(chain-\d+|forecast)$/.test(a.value)))).map((e) => e.tagName),
     [],
-    'no event handler, src or href',
+    'no event handler, src, or href but to a chain on the page',
   );
+  t.ok(elements(document, (e) => e.tagName === 'a').length > 0, 'the marks link to the chains');
   t.equal(byClass(document, 'profile').length, 2, 'both profiles, no more');
   t.equal(elements(document, (e) => e.tagName === 'style').length, 1, 'the one stylesheet');
 });
@@ -67,6 +68,10 @@ t.test('they are shown as the text they are', async (t) => {
     'the Shoot name in the forced updates',
   );
   t.match(textOf(one(document, (e) => hasClass(e, 'warnings'), 'warnings')), HOSTILE.shoot, 'and in the warnings');
+  t.ok(
+    byClass(document, 'chain').some((d) => attr(d, 'data-shoot') === `${HOSTILE.namespace}/${HOSTILE.shoot}`),
+    'and in the forecast chains',
+  );
   t.match(textOf(one(document, (e) => hasClass(e, 'notes'), 'notes')), `${HOSTILE.namespace}/${HOSTILE.profile}`, 'and the NamespacedCloudProfile in the notes');
   t.ok(elements(document, (e) => e.tagName === 'h2').some((h) => textOf(h).includes(HOSTILE.image)), 'the image name in its heading');
 });

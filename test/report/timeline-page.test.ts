@@ -212,21 +212,29 @@ t.test('forced updates: the Shoots whose version expires inside the window, with
   ]);
   t.notOk(rows.some((r) => r.shoot === 'garden-dev/gone'), 'a Shoot being deleted is not updated');
 
-  // On the chart: a mark per day on the row of the version they leave, where that day is.
-  const marks = (r: Element) =>
-    byClass(r, 'update').map((m) => {
-      const path = one(m, (e) => e.tagName === 'path', 'mark shape');
-      const xs = (attr(path, 'd') ?? '').match(/-?\d+(\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 0);
-      return { at: attr(m, 'data-at'), count: attr(m, 'data-count'), centre: (Math.min(...xs) + Math.max(...xs)) / 2, title: titleOf(m) ?? '' };
-    });
-  const k8s = marks(row(timeline(document, 'kubernetes', '1.32'), '1.32.1'));
-  t.same(k8s.map((m) => [m.at, m.count]), [['2027-01-01T00:00:00Z', '2']], "1.32.1: b at the expiry and a in its window that night, one mark");
+  // On the chart: the forecast's steps, a mark per day and kind on the row of the version they leave.
+  const marks = (kind: string, image: string, version: string) =>
+    byClass(document, 'marks')
+      .filter((g) => attr(g, 'data-kind') === kind && attr(g, 'data-image') === image && attr(g, 'data-version') === version)
+      .flatMap((g) => byClass(g, 'step'))
+      .map((m) => {
+        const path = one(m, (e) => e.tagName === 'path', 'mark shape');
+        const xs = (attr(path, 'd') ?? '').match(/-?\d+(\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 0);
+        return { kind: attr(m, 'data-kind'), at: attr(m, 'data-at'), shoots: attr(m, 'data-shoots'), centre: (Math.min(...xs) + Math.max(...xs)) / 2, title: titleOf(m) ?? '', link: attr(m.parentNode as Element, 'href') };
+      });
+  // 1.32.1 expires 2027-01-01T00:00: a's run at 03:00 that day sees it expired; b runs at 00:00,
+  // when it is not yet (a stage applies strictly after its start), so the next day.
+  const k8s = marks('kubernetes', '', '1.32.1');
+  t.same(k8s.map((m) => [m.kind, m.at, m.shoots]), [['forced', '2027-01-01T03:00:00Z', '1'], ['forced', '2027-01-02T00:00:00Z', '1']], 'one forced mark per day');
   const pos = positionIn(chartOf(row(timeline(document, 'kubernetes', '1.32'), '1.32.1')), WINDOW);
-  t.ok(Math.abs(k8s[0]!.centre - pos(at('2027-01-01T00:00:00Z'))) < 0.02, 'placed at the first of them');
-  t.match(k8s[0]!.title, /^2 forced updates on 2027-01-01: garden-dev\/b control plane to 1\.33\.0; garden-dev\/a control plane to 1\.33\.0 at 2027-01-01T03:00:00Z$/);
-  const img = marks(row(timeline(document, 'machine-image', '1592.1', 'gardenlinux'), '1592.1.0'));
-  t.same(img.map((m) => [m.at, m.count]), [['2026-10-15T03:00:00Z', '1']]);
-  t.same(marks(row(timeline(document, 'kubernetes', '1.31'), '1.31.5')), [], 'no mark where nothing expires');
+  t.ok(Math.abs(k8s[0]!.centre - pos(at('2027-01-01T03:00:00Z'))) < 0.02, 'placed at the run');
+  t.match(k8s[0]!.title, /^forced update, 1 Shoot, on 2027-01-01: garden-dev\/a control plane 1\.32\.1 → 1\.33\.0 at 03:00 UTC$/);
+  // The image: a's deprecated 1592.1.0 is auto-updated in its first window, long before it expires.
+  const img = marks('machine-image', 'gardenlinux', '1592.1.0');
+  t.same(img.map((m) => [m.kind, m.at]), [['auto', '2026-09-01T03:00:00Z']]);
+  const chain = one(document, (e) => e.tagName === 'ol' && attr(e, 'id') === img[0]!.link?.slice(1), 'the chain the mark links to');
+  t.equal(attr(chain.parentNode as Element, 'data-shoot'), 'garden-dev/a', "a click on the mark opens a's chain");
+  t.same(marks('kubernetes', '', '1.31.5'), [], 'no mark where nothing moves');
 
   // A window that ends before 1.32.1 expires lists only the image update, and counts the others.
   const short = render(resolveWindow(NOW, { days: -30 }, { days: 60 })).document;

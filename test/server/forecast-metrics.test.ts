@@ -123,6 +123,8 @@ t.test('the running webhook forecasts in the background: gauges on /metrics, cou
     age = attr(elements(index, (e) => attr(e, 'data-age') !== undefined)[0]!, 'data-age') ?? '';
   }
   t.not(age, '', 'the index shows the forecast and its age');
+  const page = parsePage(await (await fetch(`${webhook.probeUrl}/profiles/aws`)).text()).document;
+  t.equal(elements(page, (e) => attr(e, 'class') === 'more forecast-made').length, 1, "a profile's page draws the background forecast");
   const metrics = await (await fetch(`${webhook.probeUrl}/metrics`)).text();
   t.match(metrics, /^version_policy_forecast_age_seconds \d/m);
   t.match(metrics, /# TYPE version_policy_forecast_forced_update_shoots gauge/);

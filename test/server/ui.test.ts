@@ -102,12 +102,19 @@ t.test('the index: each profile with its versions, Shoots, forced updates within
   // aws lists 11 versions (Kubernetes and images); the NCP only changes an expiry of its parent's.
   t.same(cells(pending), [['aws', '11', '3', '', ''], ['garden-dev/aws-extended', '11', '1', '', '']], 'before the first forecast: counts of the state, the forecast ones blank');
   t.match(pending, 'The forecast counts come once the first fleet forecast is made');
-  const forecast = { latest: () => ({ at: now - 120_000, byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]) }) };
+  const forecast = { latest: () => ({ at: now - 120_000, until: now + 30 * 86_400_000, byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]), chains: new Map() }) };
   const after = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => now, forecast } });
   t.teardown(() => after.close());
   const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
   t.same(cells(page), [['aws', '11', '3', '2', '1'], ['garden-dev/aws-extended', '11', '1', '0', '0']]);
   t.match(page, '(2 min ago)', 'says how old the forecast is');
+  // The profile pages take their steps from the same forecast: no request forecasts.
+  const aws = parsePage((await after.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
+  t.equal(attr(one(aws, (e) => hasClass(e, 'forecast-made'), 'forecast note'), 'data-at'), '2026-08-31T23:58:00Z');
+  t.match(textOf(one(aws, (e) => hasClass(e, 'forecast-summary'), 'summary')), /^Until 2026-10-01,/, "cut to the forecast's horizon");
+  const early = parsePage((await before.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
+  t.equal(byClass(early, 'forecast-pending').length, 1, 'before the first forecast the page says it is coming');
+  t.same(byClass(early, 'marks'), []);
 });
 
 t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) => {

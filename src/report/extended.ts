@@ -1,0 +1,38 @@
+// The expiries a NamespacedCloudProfile extends: a parent version whose expirationDate the NCP
+// overrides with a later one, or removes (POLICY.md: that is the one field an NCP may override).
+// Compared as the timeline draws them, so an override a lifecycle ignores extends nothing.
+import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
+import { segmentsOf } from './timeline.js';
+
+export interface ExtendedExpiry {
+  kind: 'kubernetes' | 'machine-image';
+  image: string | null;
+  version: string;
+  /** When the parent's version expires (epoch ms). */
+  parent: number;
+  /** When it expires in the NamespacedCloudProfile; Infinity: never. */
+  extended: number;
+}
+
+export function extendedExpiries(parent: CloudProfileSpec, merged: CloudProfileSpec): ExtendedExpiry[] {
+  const out: ExtendedExpiry[] = [];
+  const compare = (kind: ExtendedExpiry['kind'], image: string | null, before: readonly ExpirableVersion[], after: readonly ExpirableVersion[]) => {
+    const byVersion = new Map(after.map((v) => [v.version, v]));
+    for (const p of before) {
+      const m = byVersion.get(p.version);
+      const was = m ? expiryOf(p) : Infinity;
+      const now = m ? expiryOf(m) : Infinity;
+      if (was < now) out.push({ kind, image, version: p.version, parent: was, extended: now });
+    }
+  };
+  compare('kubernetes', null, parent.kubernetes.versions, merged.kubernetes.versions);
+  for (const image of parent.machineImages) {
+    compare('machine-image', image.name, image.versions, merged.machineImages.find((i) => i.name === image.name)?.versions ?? []);
+  }
+  return out;
+}
+
+/** The start of the version's first expired stage; Infinity when it never expires. */
+function expiryOf(v: ExpirableVersion): number {
+  return segmentsOf(v).find((s) => s.stage === 'expired')?.start ?? Infinity;
+}
