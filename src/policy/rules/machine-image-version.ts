@@ -136,7 +136,7 @@ function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
       (out ??= []).push(notSupported(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
     const runtimes = cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0 ? containerRuntimes(cri, c, at) : NONE;
-    if (runtimes !== NONE) (out ??= []).push(...runtimes);
+    for (let r = 0; r < runtimes.length; r++) (out ??= []).push(runtimes[r]!);
   }
   return out ?? NONE;
 }
