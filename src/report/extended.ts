@@ -2,17 +2,10 @@
 // overrides with a later one, or removes (POLICY.md: that is the one field an NCP may override).
 // Compared as the timeline draws them, so an override a lifecycle ignores extends nothing.
 import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
-import { segmentsOf } from './timeline.js';
+import { type ExtendedExpiry, segmentsOf } from './timeline.js';
 
-export interface ExtendedExpiry {
-  kind: 'kubernetes' | 'machine-image';
-  image: string | null;
-  version: string;
-  /** When the parent's version expires (epoch ms). */
-  parent: number;
-  /** When it expires in the NamespacedCloudProfile; Infinity: never. */
-  extended: number;
-}
+// The type is the timeline's, which draws it: declared there, so timeline.ts imports nothing from here.
+export type { ExtendedExpiry } from './timeline.js';
 
 export function extendedExpiries(parent: CloudProfileSpec, merged: CloudProfileSpec): ExtendedExpiry[] {
   const out: ExtendedExpiry[] = [];

@@ -6,12 +6,22 @@ import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
 import type { ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
 import { versionKey } from '../policy/forecast/index.js';
 import { minorKey, stagesOf } from '../policy/versions.js';
-import type { ExtendedExpiry } from './extended.js';
 import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
 import type { TimelineWindow } from './window.js';
 
 /** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.test.ts). */
 export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
+
+/** An expiry a NamespacedCloudProfile extends against its parent's (extended.ts finds them). */
+export interface ExtendedExpiry {
+  kind: 'kubernetes' | 'machine-image';
+  image: string | null;
+  version: string;
+  /** When the parent's version expires (epoch ms). */
+  parent: number;
+  /** When it expires in the NamespacedCloudProfile; Infinity: never. */
+  extended: number;
+}
 
 export interface Segment {
   /** The classification as written (an unknown one too), or `unavailable` before the first stage. */
