@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DURATION_PATTERN } from './policy/duration.js';
+import { FORECAST_CONDITIONS } from './policy/forecast/admission.js';
 import type { PolicyConfig } from './policy/policy-config.js';
 import { RULE_IDS } from './policy/rules/index.js';
 
@@ -165,6 +166,18 @@ export const configSchema = {
       additionalProperties: false,
       default: {},
       properties: { expiringWithinDays: { type: 'integer', minimum: 0, default: 30 } },
+    },
+    forecast: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        // Do no harm: by default the forecast only warns; an operator lists the conditions to deny.
+        warn: { type: 'boolean', default: true },
+        deny: { type: 'array', items: { enum: [...FORECAST_CONDITIONS] }, uniqueItems: true, default: [] },
+        horizonDays: { type: 'integer', minimum: 1, maximum: 730, default: 180 },
+        soonDays: { type: 'integer', minimum: 1, maximum: 90, default: 7 },
+      },
     },
     server: {
       type: 'object',

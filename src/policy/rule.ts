@@ -1,6 +1,7 @@
 // The contract between evaluate() and the rules: what a rule is told, what it judges, what it returns.
 import type { ClusterState } from './cluster-state.js';
 import type { FieldViolation } from './field.js';
+import type { ForecastCondition, ForecastResult } from './forecast/admission.js';
 import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from './types.js';
 import type { ProfileEntries } from './forced-update.js';
 import type { VersionIndex } from './rules/version-index.js';
@@ -9,6 +10,8 @@ import type { VersionIndex } from './rules/version-index.js';
 export interface ReviewSettings {
   featureGates: { VersionClassificationLifecycle: boolean };
   warnings: { expiringWithinDays: number };
+  /** What a profile UPDATE does to maintenance (forecast/admission.ts): warned, or denied per condition. */
+  forecast: { warn: boolean; deny: readonly ForecastCondition[]; horizonDays: number; soonDays: number };
 }
 
 export interface PolicyRequest {
@@ -43,6 +46,8 @@ interface ContextBase {
 export interface Prepared {
   /** The old object's versions on a profile UPDATE (PAST-EXPIRATION, LIFECYCLE-ORDER, SUPPORTED-PER-MINOR). */
   oldVersions?: VersionIndex;
+  /** The maintenance forecast of a profile UPDATE (FORECAST and its warnings). */
+  forecast?: ForecastResult;
 }
 
 export interface CloudProfileContext extends ContextBase {

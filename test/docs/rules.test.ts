@@ -6,13 +6,14 @@
 // kube-apiserver calls first; /validate for Shoots and deletions), and to /validate. The examples are marked for this test with HTML comments before
 // their blocks (invisible on the rendered page):
 //
-//   <!-- example RULE[/variant] ROLE [operation=CREATE|UPDATE|DELETE] [now=RFC3339] [gate=on] -->
+//   <!-- example RULE[/variant] ROLE [operation=CREATE|UPDATE|DELETE] [now=RFC3339] [gate=on] [deny=trap,…] -->
 //
 // ROLE: `state` (the objects that exist), `old` (the stored object of an UPDATE or DELETE),
 // `denied` (the object sent), `message` (the line kubectl shows after `Error from server
 // (Forbidden): …`), `fixed` (the object that is allowed instead) or `fixed-state` (the state in
 // which the same request is allowed); for the mutating rules `sent` and `stored` (the object as
-// the mutating webhook's patch leaves it). Attributes go on the `denied` or `sent` comment.
+// the mutating webhook's patch leaves it). Attributes go on the `denied` or `sent` comment; `deny`
+// is the config's `forecast.deny`.
 import jsonpatch from 'fast-json-patch';
 import type { Operation as PatchOperation } from 'fast-json-patch';
 import t from 'tap';
@@ -44,7 +45,11 @@ async function judge(ex: Example, object: PolicedObject | undefined, state: Poli
     state,
     now,
     // The product defaults (loadConfig without a file), with the feature gate the example names.
-    config: { featureGates: { VersionClassificationLifecycle: ex.attrs.gate === 'on' }, defaulting: { lifecycle: { enabled: true } } },
+    config: {
+      featureGates: { VersionClassificationLifecycle: ex.attrs.gate === 'on' },
+      defaulting: { lifecycle: { enabled: true } },
+      ...(ex.attrs.deny ? { forecast: { deny: ex.attrs.deny.split(',') } } : {}),
+    },
   });
   const old = ex.blocks.old === undefined ? undefined : objectOf(ex.blocks.old);
   const body = operation === 'DELETE' ? review({ operation, oldObject: old }) : review({ operation, object, ...(old ? { oldObject: old } : {}) });

@@ -13,6 +13,7 @@ import { MUTATING_RULES } from '../mutating-rules.js';
 import type { MutatingRuleId } from '../mutating-rules.js';
 import { bastionImage } from './bastion-image.js';
 import { classification } from './classification.js';
+import { forecast } from './forecast.js';
 import { inUse } from './in-use.js';
 import { kubernetesVersions } from './k8s-versions.js';
 import { latestNoExpiry } from './latest-no-expiry.js';
@@ -39,6 +40,7 @@ export const RULES = [
   shootNoDowngrade,
   shootNoMinorSkip,
   bastionImage,
+  forecast,
 ] as const;
 
 /** Every rule ID of POLICY.md: the label in messages, metrics, config and tests. */

@@ -1,0 +1,31 @@
+// FORECAST: a profile UPDATE that, by Gardener's maintenance, would land Shoots on a deprecated
+// version (gardener#13647, #13703), leave a forced update without a target, or bring a forced
+// update within `forecast.soonDays`. Only the conditions listed in `forecast.deny` deny; the
+// others are warnings (warnings/forecast.ts), and with the default empty list the rule denies
+// nothing and never waits for the cluster state.
+import { type FieldViolation, forbidden } from '../field.js';
+import type { Judged } from '../rule.js';
+import { defineRule } from '../rule.js';
+import { LISTED_USERS } from '../usage.js';
+import { forecastOfUpdate, sayFinding } from '../warnings/forecast.js';
+
+type ProfileUpdate = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE'>;
+
+function check(ctx: ProfileUpdate): FieldViolation[] {
+  const deny = new Set(ctx.config.forecast.deny);
+  if (deny.size === 0) return [];
+  const { findings, skippedGroups } = forecastOfUpdate(ctx);
+  const out = findings.filter((f) => deny.has(f.condition)).map((f) => forbidden(f.image === undefined ? 'spec.kubernetes.versions' : 'spec.machineImages', sayFinding(f, LISTED_USERS)));
+  // A forecast cut short cannot say "no finding": it never guesses allowed.
+  if (skippedGroups > 0) out.push(forbidden('', `maintenance forecast incomplete: ${skippedGroups.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget, so forecast.deny cannot be judged; run version-policy forecast --proposed`));
+  return out;
+}
+
+export const forecast = defineRule({
+  id: 'FORECAST',
+  kinds: ['CloudProfile', 'NamespacedCloudProfile'],
+  operations: ['UPDATE'],
+  summary: "an update whose maintenance forecast meets a condition listed in `forecast.deny` (none by default: then it only warns)",
+  needsState: (ctx) => ctx.config.forecast.deny.length > 0,
+  check,
+});
