@@ -18,7 +18,12 @@ const OPEN_CHAINS = 5;
 /** The forecast of the profile's Shoots from now to `until`, each on the effective spec. */
 export function chainsOf(spec: CloudProfileSpec, shoots: readonly Shoot[], now: number, until: number): ShootChain[] {
   if (until <= now) return [];
-  return [...shoots].sort((a, b) => objectKey(a).localeCompare(objectKey(b))).map((shoot) => chainOf(shoot, forecastShoot(shoot, spec, now, until).events));
+  return shoots.map((shoot) => chainOf(shoot, forecastShoot(shoot, spec, now, until).events)).sort(byKey);
+}
+
+/** Chains in the order of their keys' code units: cheap, and the same on the CLI and the server. */
+export function byKey(a: ShootChain, b: ShootChain): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 export function chainOf(shoot: Shoot, events: ForecastEvent[]): ShootChain {

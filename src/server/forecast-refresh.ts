@@ -4,7 +4,7 @@
 // /profiles index read the last result; a scrape never computes anything.
 import type { ClusterState } from '../policy/cluster-state.js';
 import { eventsByVersion, forecastEach, versionKey } from '../policy/forecast/index.js';
-import { chainOf } from '../report/chains.js';
+import { byKey, chainOf } from '../report/chains.js';
 import type { ShootChain } from '../report/step-marks.js';
 
 /** Five minutes: a forecast moves by maintenance windows (days); 10,000 Shoots cost 1–2 s of CPU. */
@@ -107,7 +107,7 @@ export class ForecastRefresher {
     const tally = new Tally(at);
     const until = at + HORIZON_DAYS * DAY_MS;
     const chains = new Map<string, ShootChain[]>();
-    for (const outcome of forecastEach(state, at, until)) {
+    for (const outcome of forecastEach(state, at, until, false)) {
       if ('forecast' in outcome) {
         const { profile, events } = outcome.forecast;
         tally.add(profile, eventsByVersion(outcome.object, events));
@@ -120,6 +120,13 @@ export class ForecastRefresher {
         if (this.stopped) return undefined;
         slice = this.clock();
       }
+    }
+    // The pages list chains in key order; one profile's sort at a time, between pauses.
+    for (const list of chains.values()) {
+      busy += this.clock() - slice;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = this.clock();
+      list.sort(byKey);
     }
     busy += this.clock() - slice;
     this.last = { at, until, durationMs: this.clock() - start, busyMs: busy, byVersion: tally.versions(), byProfile: tally.profiles, chains };

@@ -22,10 +22,14 @@ export function forecastFleet(state: ClusterState, now: number, days: number): F
   return out;
 }
 
-/** Shoot by Shoot, in key order, so a caller can pause between them (the server does: forecast-refresh.ts). */
-export function* forecastEach(state: ClusterState, now: number, until: number): Generator<ShootOutcome> {
+/**
+ * Shoot by Shoot, so a caller can pause between them (the server does: forecast-refresh.ts); in
+ * key order unless `sorted` is false (sorting 10,000 keys holds the loop for ~0.1 s in one piece).
+ */
+export function* forecastEach(state: ClusterState, now: number, until: number, sorted = true): Generator<ShootOutcome> {
   const specs = new Map<string, CloudProfileSpec | undefined>();
-  const shoots = [...state.allShoots()].sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
+  const all = [...state.allShoots()];
+  const shoots = sorted ? all.sort((a, b) => objectKey(a).localeCompare(objectKey(b))) : all;
   for (const shoot of shoots) {
     const key = objectKey(shoot);
     // Only Shoots being deleted are skipped (maint/reconciler.go, Reconcile).
