@@ -61,7 +61,7 @@ export function registerForecastMetrics(registry: Registry, refresher: Pick<Fore
   });
   new Gauge({
     name: 'version_policy_forecast_duration_seconds',
-    help: 'Time the last fleet forecast took on the event loop, in slices of at most 10 ms between admission reviews; 0 before the first.',
+    help: 'Time the last fleet forecast took on the event loop, in slices of about 10 ms (one Shoot at least) between admission reviews; 0 before the first.',
     registers,
     collect() {
       this.set((refresher.latest()?.busyMs ?? 0) / 1000);
