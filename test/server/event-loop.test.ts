@@ -42,11 +42,12 @@ t.test('the watchdog records each window\'s longest delay and logs a blocked loo
   const dog = watchEventLoop(h, createLogger('info', logSink(lines)), 50);
   t.teardown(() => dog.stop());
   await sleep(200);
-  t.equal(lines.length, 0, 'nothing logged while the loop runs freely');
+  // A starved machine can delay even a free loop past STALL_MS, so what holds is that only such
+  // windows are logged, never that none is.
+  t.ok(lines.every((l) => (l.delayMs as number) >= STALL_MS), `a free loop is logged only when really delayed (${lines.length} windows)`);
   busy(400);
-  const line = await until('the stall is logged', () => lines.find((l) => l.msg === 'event loop blocked'));
-  t.match(line, { level: 'warn', windowMs: 50 });
-  t.ok((line.delayMs as number) >= 300, `the delay is reported (${String(line.delayMs)} ms)`);
+  const line = await until('the 400 ms stall is logged', () => lines.find((l) => l.msg === 'event loop blocked' && (l.delayMs as number) >= 300));
+  t.match(line, { level: 'warn', windowMs: 50 }, `the delay is reported (${String(line.delayMs)} ms)`);
   t.ok((await countAbove(h, STALL_MS / 1000)) >= 1, 'a window above 100 ms is in the histogram');
   dog.stop();
   const before = (await h.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value;
