@@ -58,7 +58,7 @@ export interface ForecastResult {
  * What one review may spend: list entries read by step functions (a step reads its list once), so
  * the work is bounded at any list length; past it the rest is not stepped, and the result says so.
  */
-export const ENTRY_BUDGET = 1_000_000;
+export const ENTRY_BUDGET = 200_000;
 /** Moves followed per chain: a minor a window, so eight windows of steps. */
 const MAX_HOPS = 8;
 const DAY_MS = 86_400_000;
@@ -108,8 +108,9 @@ interface Chain {
   autoUpdate: boolean;
   facts?: PoolFacts;
   kubelet?: string;
-  /** Which uses follow this chain. */
-  matches(use: VersionUse): boolean;
+  /** The uses that follow this chain are those whose `kindOf` is `kind`. */
+  kind: string;
+  kindOf(use: VersionUse): string | undefined;
 }
 
 interface MachineImagePair {
@@ -126,6 +127,23 @@ export function forecastFindings(sources: readonly ForecastSource[], changed: Re
     const before = source.before();
     const after = source.after();
     const steppers = { before: stepper(before, now, opts, budget), after: stepper(after, now, opts, budget) };
+    // Several chains share a version (one per flag and pool kind): its users are read, and sorted into kinds, once.
+    const users = new Map<string, Map<string, VersionUse[]>>();
+    const usersOf = (chain: Chain) => {
+      const key = `${chain.image?.name ?? ''}\u0000${chain.version}`;
+      let kinds = users.get(key);
+      if (!kinds) {
+        users.set(key, (kinds = new Map<string, VersionUse[]>()));
+        for (const use of usesOf(state, source.ref, chain)) {
+          const kind = isDeleting(use.shoot) ? undefined : chain.kindOf(use);
+          if (kind === undefined) continue;
+          const list = kinds.get(kind);
+          if (list) list.push(use);
+          else kinds.set(kind, [use]);
+        }
+      }
+      return kinds.get(chain.kind) ?? [];
+    };
     for (const chain of chainsOf(source.ref, before, after, changed, state)) {
       if (budget.left <= 0) {
         budget.skipped++;
@@ -133,7 +151,7 @@ export function forecastFindings(sources: readonly ForecastSource[], changed: Re
       }
       const judged = judge(chain, steppers, now, opts);
       if (judged.length === 0) continue;
-      const uses = usesOf(state, source.ref, chain).filter((u) => !isDeleting(u.shoot) && chain.matches(u));
+      const uses = usersOf(chain);
       if (uses.length === 0) continue;
       for (const f of judged) {
         const key = `${f.condition}\u0000${f.image ?? ''}\u0000${f.version}\u0000${f.step.to ?? ''}\u0000${f.step.failure?.kind ?? ''}`;
@@ -167,7 +185,7 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
   if (k8sBound !== undefined) {
     for (const version of new Set([...before.kubernetes.versions, ...after.kubernetes.versions].map((v) => v.version))) {
       if (!within(k8sBound, version) || state.kubernetesVersionShootCount(ref, version) === 0) continue;
-      for (const autoUpdate of FLAGS) yield { version, autoUpdate, matches: (u) => autoUpdateOf(u.shoot).kubernetes === autoUpdate };
+      for (const autoUpdate of FLAGS) yield { version, autoUpdate, kind: String(autoUpdate), kindOf: (u) => String(autoUpdateOf(u.shoot).kubernetes) };
     }
   }
   for (const [name, bound] of changed) {
@@ -202,7 +220,7 @@ function* imageChains(image: MachineImagePair, version: string, after: CloudProf
         for (const cri of cris)
           for (const ip of inPlace) {
             const facts: PoolFacts = { architecture, cri, containerRuntimes: [], inPlace: ip };
-            yield { image, version, autoUpdate, facts, kubelet: '', matches: (u) => autoUpdateOf(u.shoot).image === autoUpdate && sameFacts(poolOf(u, after), facts) };
+            yield { image, version, autoUpdate, facts, kubelet: '', kind: `${autoUpdate}\u0000${factsKey(facts)}`, kindOf: (u) => fastKindOf(u, after) };
           }
     return;
   }
@@ -210,11 +228,11 @@ function* imageChains(image: MachineImagePair, version: string, after: CloudProf
   for (const use of state.machineImageVersionUsers(ref, image.name, version)) {
     if (isDeleting(use.shoot)) continue;
     const facts = poolOf(use, after);
-    if (!facts) continue;
+    const key = poolKindOf(use, after);
+    if (!facts || key === undefined) continue;
     const kubelet = kubeletOf(use);
     const autoUpdate = autoUpdateOf(use.shoot).image;
-    const key = `${autoUpdate}\u0000${kubelet}\u0000${factsKey(facts)}`;
-    if (!kinds.has(key)) kinds.set(key, { image, version, autoUpdate, facts, kubelet, matches: (u) => autoUpdateOf(u.shoot).image === autoUpdate && kubeletOf(u) === kubelet && sameFacts(poolOf(u, after), facts) });
+    if (!kinds.has(key)) kinds.set(key, { image, version, autoUpdate, facts, kubelet, kind: key, kindOf: (u) => poolKindOf(u, after) });
   }
   yield* kinds.values();
 }
@@ -231,7 +249,18 @@ function kubeletOf(use: VersionUse): string {
 }
 
 const factsKey = (f: PoolFacts) => `${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}`;
-const sameFacts = (a: PoolFacts | undefined, b: PoolFacts) => a !== undefined && factsKey(a) === factsKey(b);
+
+/** A pool's kind where the filters read no kubelet: its flag and facts. */
+function fastKindOf(use: VersionUse, spec: CloudProfileSpec): string | undefined {
+  const facts = poolOf(use, spec);
+  return facts && `${autoUpdateOf(use.shoot).image}\u0000${factsKey(facts)}`;
+}
+
+/** A pool's kind where the filters read its kubelet or container runtimes. */
+function poolKindOf(use: VersionUse, spec: CloudProfileSpec): string | undefined {
+  const facts = poolOf(use, spec);
+  return facts && `${autoUpdateOf(use.shoot).image}\u0000${kubeletOf(use)}\u0000${factsKey(facts)}`;
+}
 
 interface FirstSteps {
   trap?: { at: number; step: Step };
@@ -255,22 +284,31 @@ function judge(chain: Chain, steppers: { before: Stepper; after: Stepper }, now:
   return out;
 }
 
+/** A list's stage starts in the horizon (just after each), with the highest version starting at each. */
+interface ListTimeline {
+  instants: number[];
+  highest: string[];
+}
+
 /**
  * Steps chains under one spec. A step depends only on the classifications, which change only at
  * stage starts, so steps are remembered per start span: a chain revisits them for free.
  */
 function stepper(spec: CloudProfileSpec, now: number, opts: ForecastOptions, budget: { left: number }): Stepper {
   const until = now + opts.horizonDays * DAY_MS;
-  const starts = new Map<string, number[]>();
+  const timelines = new Map<string, ListTimeline>();
   const memo = new Map<string, Step | null>();
-  const relevant = new Map<string, number[]>();
   return (chain) => {
     const image = chain.image ? findImage(spec, chain.image.name.toLowerCase()) : undefined;
     if (chain.image && !image) return {};
     const list = image ? image.versions : spec.kubernetes.versions;
     const listKey = image?.name ?? '';
-    let instants = starts.get(listKey);
-    if (!instants) starts.set(listKey, (instants = startsOf(list, now, until)));
+    let timeline = timelines.get(listKey);
+    if (!timeline) {
+      budget.left -= list.length;
+      timelines.set(listKey, (timeline = timelineOf(list, now, until)));
+    }
+    const { instants } = timeline;
     const at = (version: string, t: number) => {
       // The span t falls in: the steps are the same throughout it.
       const span = firstAfter(instants, t);
@@ -283,28 +321,21 @@ function stepper(spec: CloudProfileSpec, now: number, opts: ForecastOptions, bud
       }
       return step ?? undefined;
     };
-    // Maintenance never moves down: only the stages of this version and higher ones can change its step.
-    const from = (version: string) => {
-      const key = `${listKey}\u0000${version}`;
-      let mine = relevant.get(key);
-      if (!mine) relevant.set(key, (mine = startsOf(list.filter((v) => compareVersions(v.version, version) >= 0), now, until)));
-      return mine;
-    };
-    return chainSteps(chain, list, from, now, until, at, budget);
+    return chainSteps(chain, list, timeline, until, at, budget, now);
   };
 }
 
 /**
  * The chain from the next run: at each run it steps from where the last step left it; when
- * nothing moves it waits for the next stage start (without auto-update, for the version's own
- * expiry). Up to MAX_HOPS moves, or a failure.
+ * nothing moves it waits for the next stage start of its version or a higher one (maintenance
+ * never moves down), or without auto-update for its own expiry. Up to MAX_HOPS moves, or a failure.
  */
-function chainSteps(chain: Chain, list: readonly ExpirableVersion[], startsFrom: (version: string) => readonly number[], now: number, until: number, stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): FirstSteps {
+function chainSteps(chain: Chain, list: readonly ExpirableVersion[], timeline: ListTimeline, until: number, stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }, now: number): FirstSteps {
   const out: FirstSteps = {};
   let version = chain.version;
   let t = now;
   for (let hops = 0; hops < MAX_HOPS && t < until && budget.left > 0; hops++) {
-    const next = nextStep(version, t, chain.autoUpdate ? startsFrom(version) : ownExpiry(list, version), stepAt, budget);
+    const next = chain.autoUpdate ? nextStep(version, t, timeline, stepAt, budget) : forcedStep(version, t, list, stepAt, budget);
     if (!next || next.at >= until) break;
     const { at, step } = next;
     if (step.trap) out.trap ??= next;
@@ -317,32 +348,45 @@ function chainSteps(chain: Chain, list: readonly ExpirableVersion[], startsFrom:
   return out;
 }
 
-/** Without auto-update only the version's own expiry (or its absence) moves it: the one start that matters. */
-function ownExpiry(list: readonly ExpirableVersion[], version: string): readonly number[] {
-  const entry = list.find((v) => v.version === version);
-  const expiry = entry ? expiryInstant(entry) : undefined;
-  return expiry === undefined || !Number.isFinite(expiry) ? [] : [expiry + 1];
-}
-
-/** The first step at `t` or just after a later stage start. */
-function nextStep(version: string, t: number, instants: readonly number[], stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): { at: number; step: Step } | undefined {
+/** Without auto-update only the version's absence or expiry moves it: the step at `t`, else just after its expiry. */
+function forcedStep(version: string, t: number, list: readonly ExpirableVersion[], stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): { at: number; step: Step } | undefined {
   const step = stepAt(version, t);
   if (step) return { at: t, step };
-  for (let i = firstAfter(instants, t); i < instants.length; i++) {
-    const at = instants[i]!;
-    // A scan reads no list when its steps are remembered, but it still costs: it counts too.
+  budget.left -= list.length;
+  const entry = list.find((v) => v.version === version);
+  const expiry = entry ? expiryInstant(entry) : undefined;
+  if (expiry === undefined || !Number.isFinite(expiry) || expiry + 1 <= t) return undefined;
+  const later = stepAt(version, expiry + 1);
+  return later && { at: expiry + 1, step: later };
+}
+
+/** The step at `t`, else just after the first later stage start of this version or a higher one that brings one. */
+function nextStep(version: string, t: number, timeline: ListTimeline, stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): { at: number; step: Step } | undefined {
+  const step = stepAt(version, t);
+  if (step) return { at: t, step };
+  for (let i = firstAfter(timeline.instants, t); i < timeline.instants.length; i++) {
+    // A scan reads no list, but it still costs: it counts too.
     if (--budget.left <= 0) return undefined;
+    if (compareVersions(timeline.highest[i]!, version) < 0) continue;
+    const at = timeline.instants[i]!;
     const later = stepAt(version, at);
     if (later) return { at, step: later };
   }
   return undefined;
 }
 
-/** Just after each stage start of the list in [now, until), earliest first. */
-function startsOf(list: readonly ExpirableVersion[], now: number, until: number): number[] {
-  const starts = new Set<number>();
-  for (const v of list) for (const s of stagesOf(v)) if (s.start >= now && s.start < until) starts.add(s.start + 1);
-  return [...starts].sort((a, b) => a - b);
+/** Just after each stage start of the list in [now, until), earliest first, with the highest version starting there. */
+function timelineOf(list: readonly ExpirableVersion[], now: number, until: number): ListTimeline {
+  const highest = new Map<number, string>();
+  for (const v of list) {
+    for (const s of stagesOf(v)) {
+      if (s.start < now || s.start >= until) continue;
+      const seen = highest.get(s.start + 1);
+      if (seen === undefined || compareVersions(v.version, seen) > 0) highest.set(s.start + 1, v.version);
+    }
+  }
+  const instants = [...highest.keys()].sort((a, b) => a - b);
+  return { instants, highest: instants.map((i) => highest.get(i)!) };
 }
 
 /** The index of the first instant after `t`. */
