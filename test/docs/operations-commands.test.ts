@@ -472,7 +472,10 @@ t.test("the README and its docs name the webhook kubectl shows first and the cha
       objects.some((o) => o.kind === 'ClusterRole' && !o.metadata.annotations?.['helm.sh/hook'] && o.metadata.name === role),
       `the chart renders ClusterRole ${role ?? '(none named in docs/cluster-state.md)'}`,
     );
-  t.match(clusterState, /--clusterrole=version-policy /);
+  // The CI identity of docs/cluster-state.md is the chart's ciReader (production-values.yaml turns it on).
+  const ciAccount = /create token (\S+)/.exec(clusterState)?.[1];
+  t.match(clusterState, /--set ciReader\.enabled=true/);
+  t.ok(objects.some((o) => o.kind === 'ServiceAccount' && o.metadata.name === ciAccount), `the chart renders the CI ServiceAccount ${ciAccount ?? '(none named)'}`);
   const mutating = objects.find((o) => o.kind === 'MutatingWebhookConfiguration') as Obj & { webhooks: { name: string; rules: { resources: string[] }[] }[] };
   const shownInRunning = /admission webhook "([^"]+)"\n# denied the request/.exec(running)?.[1];
   const shownInReadme = /CloudProfile it is:\n\n```text\n.*admission webhook "([^"]+)" denied the request/.exec(readme)?.[1];
