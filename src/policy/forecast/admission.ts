@@ -183,7 +183,8 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
   const within = (bound: string, v: string) => bound === EVERY_VERSION || compareVersions(v, bound) <= 0;
   const k8sBound = changed.get('');
   if (k8sBound !== undefined) {
-    for (const version of new Set([...before.kubernetes.versions, ...after.kubernetes.versions].map((v) => v.version))) {
+    // A version the update removes is IN-USE's to deny while Shoots run it: only the kept ones step.
+    for (const version of new Set(after.kubernetes.versions.map((v) => v.version))) {
       if (!within(k8sBound, version) || state.kubernetesVersionShootCount(ref, version) === 0) continue;
       for (const autoUpdate of FLAGS) yield { version, autoUpdate, kind: String(autoUpdate), kindOf: (u) => String(autoUpdateOf(u.shoot).kubernetes) };
     }
@@ -193,7 +194,7 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
     const image: MachineImagePair = { name, before: findImage(before, name), after: findImage(after, name) };
     if (!image.after) continue; // a removed image is IN-USE's to deny
     const realName = image.after.name;
-    const versions = new Set([...(image.before?.versions ?? []), ...image.after.versions].map((v) => v.version));
+    const versions = new Set(image.after.versions.map((v) => v.version));
     for (const version of versions) {
       if (!within(bound, version) || state.machineImageVersionShootCount(ref, realName, version) === 0) continue;
       yield* imageChains({ ...image, name: realName }, version, after, ref, state);

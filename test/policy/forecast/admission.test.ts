@@ -108,6 +108,14 @@ const ROWS: Row[] = [
     want: [],
   },
   {
+    name: 'removing a version in use is no forecast finding: IN-USE denies it',
+    source: 'POLICY.md IN-USE; the forced update of a missing version (maint/reconciler.go) never comes',
+    before: spec([k('1.31.7', 'deprecated', '2026-12-01T00:00:00Z'), k('1.32.1')]),
+    after: spec([k('1.32.1')]),
+    shoots: [shoot('x', '1.31.7', { autoUpdate: OFF })],
+    want: [],
+  },
+  {
     name: 'a change above every version in use concerns no Shoot',
     source: 'maintenance never moves down (v1h/cloudprofile.go, the targets are higher versions)',
     before: spec([k('1.31.7', 'deprecated', '2026-09-05T00:00:00Z'), k('1.32.1'), k('1.33.0')]),
