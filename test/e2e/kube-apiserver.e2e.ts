@@ -121,6 +121,14 @@ t.test('docs/rules.md and docs/defaulting.md, applied with kubectl', async (t) =
   const { examples } = await docExamples();
   const off = await suite.serve({ name: 'docs-gate-off', tls: 'files', env: frozenAt(NOW_ISO) });
   const on = await suite.serve({ name: 'docs-gate-on', tls: 'files', env: frozenAt(NOW_ISO), config: { featureGates: { VersionClassificationLifecycle: true } } });
+  // The examples that name forecast.deny get a webhook configured so, started once.
+  const denying = new Map<string, Promise<WebhookProcess>>();
+  const webhookFor = (ex: Example) => {
+    if (!ex.attrs.deny) return Promise.resolve(ex.attrs.gate === 'on' ? on : off);
+    let w = denying.get(ex.attrs.deny);
+    if (!w) denying.set(ex.attrs.deny, (w = suite.serve({ name: `docs-deny-${ex.attrs.deny}`, tls: 'files', env: frozenAt(NOW_ISO), config: { forecast: { deny: ex.attrs.deny.split(',') } } })));
+    return w;
+  };
   let current: WebhookProcess | undefined;
   const using = async (w: WebhookProcess) => {
     if (current !== w) await suite.use(w);
@@ -142,7 +150,7 @@ t.test('docs/rules.md and docs/defaulting.md, applied with kubectl', async (t) =
 
   for (const ex of examples.filter((e) => e.blocks.denied !== undefined)) {
     t.test(`${ex.id} (${ex.page})`, async (t) => {
-      const w = ex.attrs.gate === 'on' ? on : off;
+      const w = await webhookFor(ex);
       await using(w);
       const state = objectsOf(ex.blocks.state);
       const old = objectsOf(ex.blocks.old);
@@ -176,7 +184,7 @@ t.test('docs/rules.md and docs/defaulting.md, applied with kubectl', async (t) =
 
   for (const ex of examples.filter((e) => e.blocks.sent !== undefined)) {
     t.test(`${ex.id} (${ex.page}) stores the defaults`, async (t) => {
-      const w = ex.attrs.gate === 'on' ? on : off;
+      const w = await webhookFor(ex);
       await using(w);
       await prepare(w, objectsOf(ex.blocks.state));
       const sent = objectsOf(ex.blocks.sent)[0]!;
@@ -249,6 +257,33 @@ t.test('warnings: kubectl prints each one, as far as the API server lets them th
   t.equal(shown.length, answered.length, 'kubectl printed as many as the webhook answered: kube-apiserver dropped none');
   t.ok(answered.length >= 10, `the webhook's cap was reached (${answered.length} warnings)`);
   t.comment(`warnings: the webhook answered ${answered.length} (${answered.join('').length} characters, longest ${Math.max(...answered.map((w) => w.length))}), kubectl printed ${shown.length}, each unchanged`);
+});
+
+t.test('the forecast at admission: an update that recreates gardener#13647 is warned about, and denied where forecast.deny says so', async (t) => {
+  await suite.reset();
+  const versions = [{ version: '1.34.1', classification: 'deprecated', expirationDate: far }, { version: '1.34.2', classification: 'supported' }, { version: '1.35.0', classification: 'supported' }];
+  const before = profile('withdraw', versions);
+  // Deprecating a new, broken patch to withdraw it: Gardener's auto-update still moves Shoots on it.
+  const after = profile('withdraw', [...versions, { version: '1.34.3', classification: 'deprecated', expirationDate: far }]);
+  const state = [before, shoot('garden-trap', 'auto-142', 'withdraw', '1.34.2')];
+  await suite.seed(state);
+  await suite.cached(live, { CloudProfile: 1, NamespacedCloudProfile: 0, Shoot: 1 });
+  const trap = /Warning: maintenance would move 1 Shoot onto deprecated Kubernetes version "1\.34\.3" from \d{4}-\d\d-\d\d \(gardener\/gardener#13647\): moves from supported 1\.34\.2 onto deprecated 1\.34\.3; shoot 'garden-trap\/auto-142'/;
+  const dry = await admin.apply([after], ['--dry-run=server']);
+  t.equal(dry.code, 0, `by default a warning, and the update passes\n${dry.stderr}`);
+  t.match(dry.stderr, trap, 'kubectl prints the trap warning, whole');
+
+  const strict = await suite.serve({ name: 'forecast-deny', tls: 'files', config: { forecast: { deny: ['trap'] } } });
+  await suite.use(strict);
+  t.teardown(() => suite.use(live));
+  await suite.cached(strict, { CloudProfile: 1, NamespacedCloudProfile: 0, Shoot: 1 });
+  const denied = await admin.apply([after]);
+  t.not(denied.code, 0, 'with forecast.deny: [trap] the update is refused');
+  t.match(denied.stderr, /\[FORECAST\].*maintenance would move 1 Shoot onto deprecated Kubernetes version "1\.34\.3".*shoot 'garden-trap\/auto-142'/, 'naming the rule, the version and the Shoot');
+  const stored = await admin.get<K8sObject & { spec: { kubernetes: { versions: Array<{ version: string }> } } }>('cloudprofiles.core.gardener.cloud', 'withdraw');
+  t.same(stored?.spec.kubernetes.versions.map((v) => v.version), ['1.34.1', '1.34.2', '1.35.0'], 'nothing stored');
+  const other = await admin.apply([profile('withdraw', [...versions, { version: '1.36.0', classification: 'preview' }])]);
+  t.equal(other.code, 0, `an update that traps no Shoot passes the strict webhook\n${other.stderr}`);
 });
 
 t.test('Shoots through informers: a Shoot created with kubectl holds its version, and frees it when deleted', async (t) => {
