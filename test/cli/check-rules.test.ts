@@ -52,7 +52,7 @@ t.test('one denied object: DENIED with its violations indented, exit 1', async (
   t.match(json.results, [{ name: 'good', allowed: true, violations: [] }, { name: 'bad', allowed: false }]);
   const violations = json.results[1]?.violations ?? [];
   t.ok(violations.length > 0);
-  for (const v of violations) t.same(Object.keys(v), ['rule', 'field', 'message']);
+  for (const v of violations) t.same(Object.keys(v).sort(), ['field', 'message', 'rule', 'type'], 'each violation: its rule, field, message and error type (docs/check.md)');
   t.ok(violations.some((v) => v.rule === 'K8S-VERSIONS' && v.field.startsWith('spec.kubernetes.versions[0]')));
 });
 
