@@ -56,6 +56,21 @@ export function countOf(n: number, image: string | undefined): string {
   return image === undefined ? `${n.toLocaleString('en-US')} Kubernetes ${versions}` : `${n.toLocaleString('en-US')} ${versions} of machine image ${image}`;
 }
 
+/** `Kubernetes version "1.31.2"`, `machine image version "gardenlinux/1592.1.0"`. */
+export function versionLabel(image: string | undefined, version: string): string {
+  return image === undefined ? `Kubernetes version "${version}"` : `machine image version "${image}/${version}"`;
+}
+
+/** `1 Shoot`, `1,200 Shoots`. */
+export function shootsText(n: number): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
+}
+
+/** The total of `n` over `items`. */
+export function sumOf<T>(items: readonly T[], n: (item: T) => number): number {
+  return items.reduce((total, item) => total + n(item), 0);
+}
+
 /** The day of an RFC 3339 instant: `2027-03-24`. */
 export function dayOf(instant: string): string {
   return instant.slice(0, 10);

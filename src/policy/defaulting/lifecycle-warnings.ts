@@ -3,7 +3,7 @@
 // grouped by list, outcome and expiry day when the budget needs the room
 // (`14 Kubernetes versions get deprecated (1.25.0…1.28.5), expiring 2027-03-24; see version-policy explain`).
 import type { Warning, WarningKind } from '../warning.js';
-import { countOf, dayOf, textWarning, versionSpan, warningOf } from '../warning.js';
+import { countOf, dayOf, shootsText, textWarning, versionSpan, warningOf } from '../warning.js';
 import { listSome } from '../text.js';
 import type { Verdict } from './lifecycle-decision.js';
 import type { NextLifecycle } from './lifecycle-stages.js';
@@ -41,7 +41,6 @@ function nameOf(s: Subject): string {
   return s.image === undefined ? s.version : `machine image ${s.image} ${s.version}`;
 }
 
-const shootsText = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
 
 function outcomeOf(next: NextLifecycle, verdict: Verdict): { outcome: string; expiry?: string } {
   if (next.change === 'reverted' || next.change === 'capped') return { outcome: next.change };

@@ -8,7 +8,7 @@ import { mergeNamespacedProfile } from '../merge.js';
 import type { Judged, RuleContext } from '../rule.js';
 import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
 import type { Warning, WarningKind } from '../warning.js';
-import { warningOf } from '../warning.js';
+import { dayOf, shootsText, sumOf, versionLabel, warningOf } from '../warning.js';
 import { formatInstant } from '../versions.js';
 import { smallest } from '../text.js';
 import { objectKey, type Shoot } from '../types.js';
@@ -47,10 +47,9 @@ function compute(ctx: ProfileUpdate): ForecastResult {
   return forecastFindings([{ ref, before: () => oldMerged, after: () => merged }], changed, ctx.state, ctx.now, opts);
 }
 
-const label = (f: Pick<ForecastFinding, 'image'>, version: string) => (f.image === undefined ? `Kubernetes version "${version}"` : `machine image version "${f.image}/${version}"`);
-const shootsText = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
-const day = (at: number) => formatInstant(at).slice(0, 10);
-const sum = (fs: readonly ForecastFinding[]) => fs.reduce((n, f) => n + f.shoots.length, 0);
+const label = (f: Pick<ForecastFinding, 'image'>, version: string) => versionLabel(f.image, version);
+const day = (at: number) => dayOf(formatInstant(at));
+const sum = (fs: readonly ForecastFinding[]) => sumOf(fs, (f) => f.shoots.length);
 
 /** `shoots 'a/b', 'a/c' and 4 more`: the first few by key, the rest counted. */
 export function someShoots(shoots: readonly Shoot[], named = NAMED): string {

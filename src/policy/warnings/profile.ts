@@ -10,7 +10,7 @@ import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, Namesp
 import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
 import type { UserSource } from '../usage.js';
 import type { Warning, WarningKind } from '../warning.js';
-import { countOf, versionSpan, warningOf } from '../warning.js';
+import { countOf, shootsText, sumOf, versionLabel, versionSpan, warningOf } from '../warning.js';
 import { classificationAt, compareVersions, expiryInstant, formatInstant, hasStage, latestVersion, nextTransition, parseVersion } from '../versions.js';
 
 const DAY_MS = 86_400_000;
@@ -21,10 +21,8 @@ interface Entry {
   entry: ExpirableVersion;
 }
 
-const label = ({ image, entry }: Entry) => (image === undefined ? `Kubernetes version "${entry.version}"` : `machine image version "${image}/${entry.version}"`);
+const label = ({ image, entry }: Entry) => versionLabel(image, entry.version);
 
-const shootsText = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'Shoot' : 'Shoots'}`;
-const sum = <T>(items: readonly T[], n: (item: T) => number) => items.reduce((total, item) => total + n(item), 0);
 const listKey = (e: Entry) => e.image ?? '';
 
 function entriesOf(spec: { kubernetes?: { versions: ExpirableVersion[] }; machineImages?: NamespacedMachineImage[] }): Entry[] {
@@ -132,7 +130,7 @@ const inDays = (x: Expiring) => {
 const expiringKind: WarningKind<Expiring> = {
   one: (x) => `move ${shootsText(x.shoots)} off ${label(x.entry)}: it expires ${inDays(x)} (${formatInstant(x.at)})`,
   many: (xs) =>
-    `move ${shootsText(sum(xs, (x) => x.shoots))} off ${countOf(xs.length, xs[0]!.entry.image)} (${versionSpan(xs.map((x) => x.entry.entry.version))}): they expire within ${xs[0]!.days} days`,
+    `move ${shootsText(sumOf(xs, (x) => x.shoots))} off ${countOf(xs.length, xs[0]!.entry.image)} (${versionSpan(xs.map((x) => x.entry.entry.version))}): they expire within ${xs[0]!.days} days`,
 };
 
 function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days: number): Warning[] {
@@ -159,7 +157,7 @@ interface Stranded {
 const strandedKind: WarningKind<Stranded> = {
   one: (x) => `forced update will fail for ${shootsText(x.shoots)}: expired Kubernetes version "${x.version}" has no target (a newer patch or a ${x.nextMinor} version)`,
   many: (xs) =>
-    `forced update will fail for ${shootsText(sum(xs, (x) => x.shoots))}: ${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and have no target; see version-policy explain`,
+    `forced update will fail for ${shootsText(sumOf(xs, (x) => x.shoots))}: ${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and have no target; see version-policy explain`,
 };
 
 /**
