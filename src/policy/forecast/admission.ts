@@ -12,7 +12,7 @@ import { strategyOf } from '../update-path.js';
 import { isDeleting } from '../usage.js';
 import { firstAtOrAfter } from '../sorted.js';
 import { compareVersions, expiryInstant, stagesOf } from '../versions.js';
-import { poolFacts, type PoolFacts } from './pool-filter.js';
+import { architecturesOf, poolFacts, type PoolFacts } from './pool-filter.js';
 import { autoUpdateOf } from './shoot.js';
 import { kubernetesStep, machineImageStep, type Step } from './steps.js';
 
@@ -150,6 +150,11 @@ export function forecastFindings(sources: readonly ForecastSource[], changed: Re
         continue;
       }
       const judged = judge(chain, steppers, now, opts);
+      // Ran out inside this chain: one side may be cut short, so its answer is not a finding.
+      if (budget.left <= 0) {
+        budget.skipped++;
+        continue;
+      }
       if (judged.length === 0) continue;
       const uses = usersOf(chain);
       if (uses.length === 0) continue;
@@ -193,11 +198,11 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
     if (name === '') continue;
     const image: MachineImagePair = { name, before: findImage(before, name), after: findImage(after, name) };
     if (!image.after) continue; // a removed image is IN-USE's to deny
-    const realName = image.after.name;
-    const versions = new Set(image.after.versions.map((v) => v.version));
-    for (const version of versions) {
-      if (!within(bound, version) || state.machineImageVersionShootCount(ref, realName, version) === 0) continue;
-      yield* imageChains({ ...image, name: realName }, version, after, ref, state);
+    const named = { ...image, name: image.after.name };
+    const kinds = poolKindsOf(named);
+    for (const version of new Set(image.after.versions.map((v) => v.version))) {
+      if (!within(bound, version) || state.machineImageVersionShootCount(ref, named.name, version) === 0) continue;
+      yield* imageChains(named, kinds, version, after, ref, state);
     }
   }
 }
@@ -205,37 +210,37 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
 const findImage = (spec: CloudProfileSpec, lowerName: string) => spec.machineImages.find((i) => i.name.toLowerCase() === lowerName);
 
 /**
- * The pool kinds of one image version. Where the list's filters read only architecture, CRI name
- * and in-place updates, every combination they name is a chain and no pool is read; where they
- * read a kubelet constraint or container runtimes, the pools in use are read, one chain per kind.
+ * The pool kinds an image's filters tell apart, read once per image: where they read only
+ * architecture, CRI name and in-place updates, every combination they name (a pool can run a
+ * version only with one of its architectures and CRIs); undefined where they also read a kubelet
+ * constraint or container runtimes, and the pools in use must be read.
  */
-function* imageChains(image: MachineImagePair, version: string, after: CloudProfileSpec, ref: ProfileRef, state: ClusterState): Generator<Chain> {
+function poolKindsOf(image: MachineImagePair): PoolFacts[] | undefined {
   const all = [...(image.before?.versions ?? []), ...image.after!.versions];
-  const byPool = all.some((v) => v.kubeletVersionConstraint !== undefined || (v.cri ?? []).some((c) => (c.containerRuntimes ?? []).length > 0));
-  if (!byPool) {
-    const archs = new Set(['amd64', ...all.flatMap((v) => v.architectures ?? [])]);
-    const cris = new Set(['containerd', ...all.flatMap((v) => (v.cri ?? []).map((c) => c.name))]);
-    const inPlace = all.some((v) => v.inPlaceUpdates !== undefined) ? FLAGS : [false];
-    for (const autoUpdate of FLAGS)
-      for (const architecture of archs)
-        for (const cri of cris)
-          for (const ip of inPlace) {
-            const facts: PoolFacts = { architecture, cri, containerRuntimes: [], inPlace: ip };
-            yield { image, version, autoUpdate, facts, kubelet: '', kind: `${autoUpdate}\u0000${factsKey(facts)}`, kindOf: (u) => fastKindOf(u, after) };
-          }
+  if (all.some((v) => v.kubeletVersionConstraint !== undefined || (v.cri ?? []).some((c) => (c.containerRuntimes ?? []).length > 0))) return undefined;
+  const cris = [...new Set(['containerd', ...all.flatMap((v) => (v.cri ?? []).map((c) => c.name))])];
+  // Without any in-place support an in-place pool fails alike under both profiles: no kind of its own.
+  const inPlace = all.some((v) => v.inPlaceUpdates !== undefined) ? FLAGS : [false];
+  return [...new Set(all.flatMap(architecturesOf))].flatMap((architecture) => cris.flatMap((cri) => inPlace.map((ip) => ({ architecture, cri, containerRuntimes: [], inPlace: ip }))));
+}
+
+/** The chains of one image version: one per auto-update flag and pool kind. */
+function* imageChains(image: MachineImagePair, kinds: readonly PoolFacts[] | undefined, version: string, after: CloudProfileSpec, ref: ProfileRef, state: ClusterState): Generator<Chain> {
+  if (kinds) {
+    for (const autoUpdate of FLAGS) {
+      for (const facts of kinds) yield { image, version, autoUpdate, facts, kubelet: '', kind: `${autoUpdate}\u0000${factsKey(facts)}`, kindOf: (u) => fastKindOf(u, after) };
+    }
     return;
   }
-  const kinds = new Map<string, Chain>();
+  const byKind = new Map<string, Chain>();
   for (const use of state.machineImageVersionUsers(ref, image.name, version)) {
     if (isDeleting(use.shoot)) continue;
     const facts = poolOf(use, after);
     const key = poolKindOf(use, after);
-    if (!facts || key === undefined) continue;
-    const kubelet = kubeletOf(use);
-    const autoUpdate = autoUpdateOf(use.shoot).image;
-    if (!kinds.has(key)) kinds.set(key, { image, version, autoUpdate, facts, kubelet, kind: key, kindOf: (u) => poolKindOf(u, after) });
+    if (!facts || key === undefined || byKind.has(key)) continue;
+    byKind.set(key, { image, version, autoUpdate: autoUpdateOf(use.shoot).image, facts, kubelet: kubeletOf(use), kind: key, kindOf: (u) => poolKindOf(u, after) });
   }
-  yield* kinds.values();
+  yield* byKind.values();
 }
 
 function poolOf(use: VersionUse, spec: CloudProfileSpec): PoolFacts | undefined {

@@ -56,7 +56,7 @@ export function poolCandidates(versions: readonly MachineImageVersion[], pool: P
 }
 
 /** Architectures from capability flavors first, then the `architectures` field; CloudProfile defaulting gives amd64 (v1h/cloudprofile.go, GetArchitecturesFromImageVersion). */
-function architecturesOf(v: MachineImageVersion): string[] {
+export function architecturesOf(v: MachineImageVersion): string[] {
   const fromFlavors = (v.capabilityFlavors ?? []).flatMap((f) => {
     const arch = (f as { capabilities?: { architecture?: unknown } }).capabilities?.architecture;
     return Array.isArray(arch) ? arch.map(String) : [];

@@ -139,6 +139,17 @@ const ROWS: Row[] = [
     shoots: [shoot('x', '1.34.1', { autoUpdate: OFF, workers: [pool('amd', { name: 'gl', version: '2.1' }), pool('arm', { name: 'gl', version: '2.1' }, 'arm')] })],
     want: ['no-target gl 2.1 FAILS pool-constraint @2026-10-01 [garden-t/x]'],
   },
+  {
+    name: 'image: an in-place pool is stranded when the target no longer accepts its version, a replacing pool is not',
+    source: 'maint/helper/helper.go filterForInPlaceUpdateConstraint',
+    before: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-10-01T00:00:00Z', { inPlaceUpdates: { supported: true } }), iv('2.2', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.1' } })])]),
+    after: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-10-01T00:00:00Z', { inPlaceUpdates: { supported: true } }), iv('2.2', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.2' } })])]),
+    shoots: [
+      shoot('x', '1.34.1', { autoUpdate: OFF, workers: [{ ...pool('in-place', { name: 'gl', version: '2.1' }), updateStrategy: 'AutoInPlaceUpdate' }] }),
+      shoot('y', '1.34.1', { autoUpdate: OFF, workers: [pool('replace', { name: 'gl', version: '2.1' })] }),
+    ],
+    want: ['no-target gl 2.1 FAILS pool-constraint @2026-10-01 [garden-t/x]'],
+  },
 ];
 
 for (const row of ROWS) {
