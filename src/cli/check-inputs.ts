@@ -18,6 +18,8 @@ const GIT_MAX_BYTES = 256 * 1024 * 1024;
 
 export interface InputStreams {
   stdin: NodeJS.ReadableStream;
+  /** `git show`'s environment (PATH, GIT_DIR and the like). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** Reads the FILE sources, in parallel; the error reported is the first source's in list order. */
@@ -83,12 +85,12 @@ async function oldText(spec: string, io: InputStreams): Promise<{ name: string; 
   const [, ref = '', path = ''] = git;
   // Never let a spec reach git as an option.
   if (ref.startsWith('-')) throw new InputError(`${spec}: not a file, and "${ref}" is not a git revision`, { file: spec });
-  return { name: spec, text: nonEmpty(await gitShow(ref, path, spec), spec) };
+  return { name: spec, text: nonEmpty(await gitShow(ref, path, spec, io.env), spec) };
 }
 
-function gitShow(ref: string, path: string, spec: string): Promise<string> {
+function gitShow(ref: string, path: string, spec: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['show', `${ref}:${path}`], { encoding: 'utf8', maxBuffer: GIT_MAX_BYTES, windowsHide: true }, (err, stdout, stderr) => {
+    execFile('git', ['show', `${ref}:${path}`], { encoding: 'utf8', env, maxBuffer: GIT_MAX_BYTES, windowsHide: true }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return reject(new InputError(`${spec}: cannot read from git: git is not installed or not on PATH (--old REF:PATH runs \`git show REF:PATH\`)`, { file: spec }));

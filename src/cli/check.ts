@@ -6,11 +6,12 @@ import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } from '../cluster/object-files.js';
 import type { ClusterState } from '../policy/cluster-state.js';
-import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState, type InputStreams } from './check-inputs.js';
+import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState } from './check-inputs.js';
 import { judgeAll } from './check-judge.js';
 import { type JudgedObject, objectName, type OutputFormat, OUTPUT_FORMATS, render, type ReportedError, type SkippedResult } from './check-output.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
+import type { CliIo, Invocation } from './io.js';
 import { collect, type FeatureGates, parseFeatureGates, parseRfc3339 } from './options.js';
 
 export interface CheckOptions {
@@ -33,11 +34,6 @@ export interface CheckOptions {
   mutate?: boolean;
 }
 
-export interface CheckStreams extends InputStreams {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  every object is allowed (documents of other kinds are skipped)
@@ -54,7 +50,7 @@ Guide: docs/ci.md`;
 const OTHER_KIND = 'not a CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1';
 const OLD_ONLY = 'in --old but in no FILE: its removal was not judged (--prune judges it as a DELETE)';
 
-export function registerCheck(program: Command): void {
+export function registerCheck(program: Command, run: Invocation): void {
   program
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
@@ -75,19 +71,17 @@ export function registerCheck(program: Command): void {
     .option('--no-mutate', 'judge the objects as written, without the mutating path')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (files: string[], opts: CheckOptions) => {
-      process.exitCode = await runCheck(files, opts);
+      run.exitCode = await runCheck(files, opts, run.io);
     });
 }
 
-const STD_STREAMS: CheckStreams = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
-
 /** Reads every input, judges each object and prints the verdicts; returns the exit code. */
-export async function runCheck(files: readonly string[], opts: CheckOptions, io: CheckStreams = STD_STREAMS): Promise<number> {
+export async function runCheck(files: readonly string[], opts: CheckOptions, io: CliIo): Promise<number> {
   inputErrorsAsUsage(() => checkStdinOnce([...files, ...(opts.old ?? [])]));
   const config = await asUsageError(checkConfig(opts));
   const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip', allowEmptyList: true };
   const [state, inputs, old] = await asUsageError(
-    firstFailureInOrder(checkState(opts, config), readInputs(files, read, io), opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined)),
+    firstFailureInOrder(checkState(opts, config, io.env), readInputs(files, read, io), opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined)),
   );
   const oldObjects = inputErrorsAsUsage(() => byIdentity(old?.objects ?? []));
   const judge = { config, now: opts.now ?? Date.now(), delete: opts.delete === true, mutate: opts.mutate !== false };
@@ -143,13 +137,13 @@ async function checkConfig(opts: CheckOptions): Promise<Config> {
   return opts.featureGates ? { ...config, featureGates: { ...config.featureGates, ...opts.featureGates } } : config;
 }
 
-async function checkState(opts: CheckOptions, config: Config): Promise<ClusterState> {
+async function checkState(opts: CheckOptions, config: Config, env: NodeJS.ProcessEnv): Promise<ClusterState> {
   if (opts.state) return readState(opts.state);
   if (!opts.cluster) return absentState();
   try {
     // Loaded on demand: the Kubernetes client costs more start-up time than the whole check.
     const { listClusterState } = await import('../cluster/live-list.js');
-    return await listClusterState({ kubeconfig: config.cluster.kubeconfig });
+    return await listClusterState({ kubeconfig: config.cluster.kubeconfig, env });
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${oneLine((err as Error).message)}`);
   }

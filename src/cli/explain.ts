@@ -10,6 +10,7 @@ import { explainProfile, type ExplainedProfile, MissingParentError, type Profile
 import { DEFAULT_FROM, DEFAULT_TO, parseWindowBound, resolveWindow, type TimelineWindow, type WindowBound, WindowError } from '../report/window.js';
 import { UsageError } from './errors.js';
 import { type Explained, OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
+import type { CliIo } from './io.js';
 import { collect, parseRfc3339 } from './options.js';
 
 export interface ExplainOptions {
@@ -25,7 +26,7 @@ export interface ExplainOptions {
   to?: WindowBound;
 }
 
-export function registerExplain(program: Command): void {
+export function registerExplain(program: Command, io: CliIo): void {
   program
     .command('explain')
     .description('what happens to the versions of a profile, and when: classifications, transitions, users, forced updates')
@@ -39,17 +40,17 @@ export function registerExplain(program: Command): void {
     .addOption(new Option('--to <when>', `html: where the timeline ends, days from now or a date (default ${DEFAULT_TO})`).argParser(windowBound))
     .action(async (file: string, opts: ExplainOptions) => {
       const window = timelineWindow(opts);
-      process.stdout.write(renderExplain(await explain(file, opts), opts.output, window));
+      io.stdout.write(renderExplain(await explain(file, opts, io.env), opts.output, window));
     });
 }
 
 /** Reads FILE and the state, and explains every profile in FILE. */
-export async function explain(file: string, opts: ExplainOptions): Promise<Explained> {
+export async function explain(file: string, opts: ExplainOptions, env: NodeJS.ProcessEnv = process.env): Promise<Explained> {
   const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
   // Read even without --cluster: a config that is wrong is reported, never silently ignored.
   const config = await asUsageError(loadConfig(opts.config));
-  const [state, objects] = await Promise.all([loadState(opts, config), asUsageError(readObjectFile(file))]);
+  const [state, objects] = await Promise.all([loadState(opts, config, env), asUsageError(readObjectFile(file))]);
   const profiles = objects.map((o) => o.object).filter((o): o is Profile => o.kind !== 'Shoot');
   if (profiles.length === 0) throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
   return { now, profiles: profiles.map((p) => explainOne(p, state, now, file)), stateKnown: opts.cluster === true || opts.state.length > 0 };
@@ -83,12 +84,12 @@ function windowBound(text: string): WindowBound {
   }
 }
 
-export async function loadState(opts: Pick<ExplainOptions, 'cluster' | 'state'>, config: Config): Promise<ClusterState> {
+export async function loadState(opts: Pick<ExplainOptions, 'cluster' | 'state'>, config: Config, env: NodeJS.ProcessEnv): Promise<ClusterState> {
   if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
   try {
     // The Kubernetes client loads only for --cluster; it costs more than a whole offline run.
     const { listClusterState } = await import('../cluster/live-list.js');
-    return await listClusterState({ kubeconfig: config.cluster.kubeconfig });
+    return await listClusterState({ kubeconfig: config.cluster.kubeconfig, env });
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
   }

@@ -11,6 +11,7 @@ import { identity, readOld } from './check-inputs.js';
 import { UsageError } from './errors.js';
 import { asUsageError, loadState } from './explain.js';
 import { FORECAST_FORMATS, type ForecastFormat, renderChanges, renderForecast } from './forecast-output.js';
+import type { CliIo } from './io.js';
 import { collect, parseRfc3339 } from './options.js';
 
 export interface ForecastOptions {
@@ -26,7 +27,7 @@ export interface ForecastOptions {
 /** Ten years: a longer horizon says nothing a profile's lifecycles can still decide. */
 const MAX_DAYS = 3650;
 
-export function registerForecast(program: Command): void {
+export function registerForecast(program: Command, io: CliIo): void {
   program
     .command('forecast')
     .description("Gardener's maintenance, window by window: every Shoot's version steps, and the failures ahead")
@@ -38,19 +39,19 @@ export function registerForecast(program: Command): void {
     .addOption(new Option('--now <rfc3339>', 'forecast from this instant (default: the clock)').argParser(parseRfc3339))
     .addOption(new Option('--output <format>', 'text, json, or ics: one calendar event per forced update').choices(FORECAST_FORMATS).default('text'))
     .action(async (opts: ForecastOptions) => {
-      process.stdout.write(await forecast(opts));
+      io.stdout.write(await forecast(opts, io));
     });
 }
 
-export async function forecast(opts: ForecastOptions): Promise<string> {
+export async function forecast(opts: ForecastOptions, io: Pick<CliIo, 'stdin' | 'env'>): Promise<string> {
   const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
   if (!opts.cluster && opts.state.length === 0) throw new UsageError('forecast needs the Shoots: give --state FILE or --cluster');
   const config = await asUsageError(loadConfig(opts.config));
-  const state = await loadState(opts, config);
+  const state = await loadState(opts, config, io.env);
   const current = forecastFleet(state, now, opts.days);
   if (opts.proposed === undefined) return renderForecast(current, opts.output);
-  const proposed = await asUsageError(readOld([opts.proposed], {}, { stdin: process.stdin }));
+  const proposed = await asUsageError(readOld([opts.proposed], {}, io));
   const objects = proposed.objects.map((o) => o.object).filter((o) => o.kind !== 'Shoot');
   if (objects.length === 0) throw new UsageError(`${opts.proposed}: contains no CloudProfile or NamespacedCloudProfile`);
   return renderChanges(current, diffForecasts(current, forecastFleet(withReplaced(state, objects), now, opts.days)), opts.output);

@@ -10,6 +10,7 @@ import { registerExplain } from './explain.js';
 import { registerForecast } from './forecast.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
+import { type CliIo, type Invocation, processIo } from './io.js';
 import { registerRemoveWebhooks } from './remove-webhooks.js';
 import { registerServe } from './serve.js';
 import { registerState } from './state-export.js';
@@ -30,41 +31,48 @@ class Program extends Command {
   }
 }
 
-export function buildProgram(): Command {
+export function buildProgram(run: Invocation = { io: processIo(), exitCode: EXIT_OK }): Command {
+  const { io } = run;
   const program = new Program('version-policy')
     .description('Gardener version policy: admission webhook and offline checks')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     // Commander puts hints such as "(Did you mean check?)" on a line of their own; a usage error is
     // one line. Set before the commands are added, which copy it.
-    .configureOutput({ outputError: (text, write) => write(`${oneLine(text)}\n`) });
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`${oneLine(text)}\n`),
+    });
   registerServe(program);
-  registerCheck(program);
-  registerExplain(program);
-  registerForecast(program);
-  registerRemoveWebhooks(program);
-  registerState(program);
+  registerCheck(program, run);
+  registerExplain(program, io);
+  registerForecast(program, io);
+  registerRemoveWebhooks(program, run);
+  registerState(program, io);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs one command line; returns its exit code. `serve` alone uses the process itself (signals, exit). */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const format = errorFormat(argv);
+  const run: Invocation = { io, exitCode: EXIT_OK };
   try {
-    const program = buildProgram();
+    const program = buildProgram(run);
     await program.parseAsync(argv, { from: 'user' });
-    return process.exitCode === undefined ? EXIT_OK : Number(process.exitCode);
+    return run.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version exit 0; every other parse failure is a usage error (commander printed its line).
       if (err.exitCode === 0) return EXIT_OK;
-      process.stdout.write(renderError({ message: oneLine(err.message) }, format));
+      io.stdout.write(renderError({ message: oneLine(err.message) }, format));
       writeJunitError(argv, { message: oneLine(err.message) });
       return EXIT_INPUT;
     }
     const message = err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
-    process.stderr.write(`version-policy: ${message}\n`);
-    process.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
+    io.stderr.write(`version-policy: ${message}\n`);
+    io.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
     writeJunitError(argv, { message, ...(err instanceof UsageError ? err.where : {}) });
     return EXIT_INPUT;
   }

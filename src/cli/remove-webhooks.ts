@@ -10,6 +10,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiConnection } from '../cluster/api-client.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED } from './exit-codes.js';
+import type { Invocation } from './io.js';
 
 export interface RemoveWebhooksOptions {
   validating?: string;
@@ -29,7 +30,7 @@ const RESOURCES = {
   mutating: 'mutatingwebhookconfigurations',
 } as const;
 
-export function registerRemoveWebhooks(program: Command): void {
+export function registerRemoveWebhooks(program: Command, run: Invocation): void {
   program
     .command('remove-webhooks')
     .description('delete the webhook configurations (the chart runs this before uninstalling); already gone counts as done')
@@ -38,7 +39,7 @@ export function registerRemoveWebhooks(program: Command): void {
     .option('--kubeconfig <file>', 'kubeconfig; default: the pod service account, then $KUBECONFIG, then ~/.kube/config')
     .option('--attempts <n>', 'tries per configuration before giving up', positiveInteger, 5)
     .option('--backoff-seconds <s>', 'first pause between tries; it doubles up to 10 s', positiveNumber, 1)
-    .action((opts: RemoveWebhooksOptions) => removeWebhooks(opts));
+    .action((opts: RemoveWebhooksOptions) => removeWebhooks(opts, run));
 }
 
 function positiveInteger(text: string): number {
@@ -53,23 +54,23 @@ function positiveNumber(text: string): number {
   return n;
 }
 
-export async function removeWebhooks(opts: RemoveWebhooksOptions): Promise<void> {
+export async function removeWebhooks(opts: RemoveWebhooksOptions, run: Invocation): Promise<void> {
   const targets: RemovalTarget[] = (['validating', 'mutating'] as const).flatMap((k) => (opts[k] ? [{ resource: RESOURCES[k], name: opts[k] }] : []));
   if (targets.length === 0) throw new UsageError('remove-webhooks: name at least one of --validating and --mutating');
   // The Kubernetes client loads only here, as for `serve` and `check --cluster`.
   const [{ loadKubeConfig }, { connectionFrom }] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/api-client.js')]);
   let conn: ApiConnection;
   try {
-    conn = connectionFrom(loadKubeConfig(opts.kubeconfig ?? ''));
+    conn = connectionFrom(loadKubeConfig(opts.kubeconfig ?? '', { env: run.io.env }));
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
   const results = await removeWebhookConfigurations(conn, targets, opts);
-  for (const line of results) process.stdout.write(`${line.text}\n`);
+  for (const line of results) run.io.stdout.write(`${line.text}\n`);
   const failed = results.filter((r) => !r.removed);
   if (failed.length > 0) {
-    process.stderr.write(`version-policy: ${failed.length} webhook configuration(s) left in place; delete them by hand (docs/operations/uninstall.md)\n`);
-    process.exitCode = EXIT_DENIED;
+    run.io.stderr.write(`version-policy: ${failed.length} webhook configuration(s) left in place; delete them by hand (docs/operations/uninstall.md)\n`);
+    run.exitCode = EXIT_DENIED;
   }
 }
 

@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { formatFieldErrors } from '../policy/parse.js';
 import type { PolicedObject } from '../policy/types.js';
 import { UsageError } from './errors.js';
+import type { CliIo } from './io.js';
 import { collect } from './options.js';
 
 export interface StateExportOptions {
@@ -27,7 +28,7 @@ export const STATE_HEADER = `# The landscape as version-policy's rules see it, w
 # window. For \`version-policy check --state FILE\`.
 `;
 
-export function registerState(program: Command): void {
+export function registerState(program: Command, io: CliIo): void {
   const state = program.command('state').description('the landscape as the rules need it: `state export` writes a snapshot for check --state');
   state
     .command('export')
@@ -36,7 +37,7 @@ export function registerState(program: Command): void {
     .addOption(new Option('--state <file>', 'read it from files instead, e.g. kubectl get cloudprofiles,namespacedcloudprofiles,shoots -A -o yaml (repeatable)').argParser(collect).default([]))
     .option('--config <file>', 'the same config file as serve; --cluster reads cluster.kubeconfig from it')
     .action(async (opts: StateExportOptions) => {
-      process.stdout.write(renderState(await exportState(opts)));
+      io.stdout.write(renderState(await exportState(opts, io)));
     });
   // Without a subcommand commander would print the whole help as the error; a usage error is one line.
   state.action(() => {
@@ -46,9 +47,9 @@ export function registerState(program: Command): void {
 }
 
 /** The landscape's objects, cut to what the rules read, in a stable order. */
-export async function exportState(opts: StateExportOptions): Promise<PolicedObject[]> {
+export async function exportState(opts: StateExportOptions, io: Pick<CliIo, 'stderr' | 'env'>): Promise<PolicedObject[]> {
   if (!opts.cluster && opts.state.length === 0) throw new UsageError('state export needs --cluster (the current kubeconfig) or --state FILE');
-  const objects = opts.cluster ? await listed(opts) : await fromFiles(opts.state);
+  const objects = opts.cluster ? await listed(opts, io) : await fromFiles(opts.state);
   return objects.map(minimal).sort(byKindAndName);
 }
 
@@ -67,7 +68,7 @@ async function fromFiles(files: readonly string[]): Promise<PolicedObject[]> {
   }
 }
 
-async function listed(opts: StateExportOptions): Promise<PolicedObject[]> {
+async function listed(opts: StateExportOptions, io: Pick<CliIo, 'stderr' | 'env'>): Promise<PolicedObject[]> {
   let kubeconfig: string;
   try {
     kubeconfig = (await loadConfig(opts.config)).cluster.kubeconfig;
@@ -77,7 +78,7 @@ async function listed(opts: StateExportOptions): Promise<PolicedObject[]> {
   }
   try {
     const { listClusterState } = await import('../cluster/live-list.js');
-    const index = await listClusterState({ kubeconfig, onRejected: (message) => process.stderr.write(`version-policy: ${message}\n`) });
+    const index = await listClusterState({ kubeconfig, env: io.env, onRejected: (message) => io.stderr.write(`version-policy: ${message}\n`) });
     return [...index.allProfiles(), ...index.allShoots()];
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);

@@ -42,7 +42,7 @@ export function kubeConfigSource(configured: string, where: LookupEnvironment = 
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && exists(token)) return { from: 'in-cluster' };
   const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
   if (fromEnv.length > 0) return { from: 'KUBECONFIG', files: fromEnv };
-  const home = join(where.home ?? homedir(), '.kube', 'config');
+  const home = join(where.home ?? (env.HOME || homedir()), '.kube', 'config');
   if (exists(home)) return { from: 'home', files: [home] };
   throw new KubeConfigError(
     'no kubeconfig found: not running in a pod, cluster.kubeconfig is empty, KUBECONFIG is unset and ~/.kube/config does not exist',

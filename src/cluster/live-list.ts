@@ -17,6 +17,8 @@ export interface ListOptions {
   /** An already loaded kubeconfig; wins over `kubeconfig`. */
   kubeConfig?: KubeConfig;
   pageSize?: number;
+  /** The environment the kubeconfig lookup reads (KUBECONFIG); default the process's. */
+  env?: NodeJS.ProcessEnv;
   /** Told about objects the schema rejected (they are left out of the state). */
   onRejected?: (message: string) => void;
 }
@@ -25,7 +27,7 @@ export interface ListOptions {
 const LIST_ATTEMPTS = 3;
 
 export async function listClusterState(opts: ListOptions): Promise<ClusterIndex> {
-  const conn = connectionFrom(opts.kubeConfig ?? loadKubeConfig(opts.kubeconfig));
+  const conn = connectionFrom(opts.kubeConfig ?? loadKubeConfig(opts.kubeconfig, opts.env ? { env: opts.env } : {}));
   const lists = await Promise.all(RESOURCES.map((r) => listWithRestarts(conn, r, opts.pageSize)));
   const index = new ClusterIndex(true);
   for (const [i, list] of lists.entries()) {

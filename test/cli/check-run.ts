@@ -1,8 +1,9 @@
-// Helpers of the `check` tests: the built CLI with standard input and an environment of the
-// test's choosing, and runs a few at a time (each is a cold node start on a shared machine).
+// Helpers of the `check` tests: the CLI with standard input and an environment of the test's
+// choosing, in this process (`runCheckCli`) or as the built CLI in a child process (`spawnCheckCli`,
+// for what only a process shows), and runs a few at a time.
 import { spawn } from 'node:child_process';
 import type { CheckResult, SkippedResult, Summary } from '../../src/cli/check-output.js';
-import { CLEAN_ENV, CLI, type CliRun } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, type CliRun, inProcess } from '../helpers/run-cli.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -11,7 +12,13 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** `version-policy check ARGS…`'s main() in this process. */
 export function runCheckCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
+  return inProcess(args, opts);
+}
+
+/** The built CLI as a child process. */
+export function spawnCheckCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env ?? CLEAN_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

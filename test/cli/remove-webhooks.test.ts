@@ -2,6 +2,7 @@
 // is no kube-apiserver here, and the fake's webhook-configuration store answers GET and DELETE the
 // way the real one does (Status bodies, 404 when gone). Exit codes and output through the built
 // CLI; the retry paths in-process, where each case costs milliseconds instead of a Node start.
+import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { UsageError } from '../../src/cli/errors.js';
 import { buildProgram } from '../../src/cli/main.js';
@@ -107,8 +108,9 @@ t.test('usage errors: no name, a broken kubeconfig, a bad --attempts (main turns
   const dir = await tempDir(t);
   const [broken] = await writeFiles(dir, { kubeconfig: 'not: [a kubeconfig' });
   const opts = { attempts: 1, backoffSeconds: 0.02 };
-  await t.rejects(removeWebhooks(opts), new UsageError('remove-webhooks: name at least one of --validating and --mutating'));
-  await t.rejects(removeWebhooks({ ...opts, validating: NAME, kubeconfig: broken! }), { name: 'UsageError', message: /^cannot load kubeconfig/ });
+  const run = { io: { stdin: Readable.from([]), stdout: process.stdout, stderr: process.stderr, env: {} }, exitCode: 0 };
+  await t.rejects(removeWebhooks(opts, run), new UsageError('remove-webhooks: name at least one of --validating and --mutating'));
+  await t.rejects(removeWebhooks({ ...opts, validating: NAME, kubeconfig: broken! }, run), { name: 'UsageError', message: /^cannot load kubeconfig/ });
   const program = buildProgram().configureOutput({ writeErr: () => undefined });
   await t.rejects(program.parseAsync(['remove-webhooks', '--validating', NAME, '--attempts', '0'], { from: 'user' }), { code: 'commander.invalidArgument', message: /not a positive integer/ });
 });
