@@ -1,29 +1,16 @@
 // The built CLI as a process, the way a CI job runs it: the other CLI tests call its main() in-process
 // (test/helpers/run-cli.ts), so this file holds what only a process shows. The bin starts main(),
 // each command's exit status and streams reach the shell, and standard input is the process's.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { CLEAN_ENV, CLI, type CliRun, spawnCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
+import { spawnCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { cloudProfile } from '../helpers/objects.js';
+import { spawnCheckCli } from './check-run.js';
 
 const NOW = '2026-09-01T00:00:00Z';
 const STATE = new URL('../fixtures/demo-state.yaml', import.meta.url).pathname;
 const AWS = new URL('../fixtures/demo-aws.yaml', import.meta.url).pathname;
 const WITHOUT_IN_USE = new URL('../fixtures/demo-aws-without-1.31.7.yaml', import.meta.url).pathname;
-
-function withStdin(args: readonly string[], input: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: CLEAN_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.end(input);
-  });
-}
 
 t.test('check: exit 0, 1 and 2 reach the shell, with the verdicts on stdout and one error line on stderr', async (t) => {
   const dir = await tempDir(t);
@@ -48,8 +35,8 @@ t.test('check: exit 0, 1 and 2 reach the shell, with the verdicts on stdout and 
 
 t.test("check reads the process's standard input for -, and --output json is a document even on error", async (t) => {
   const [stdin, error] = await Promise.all([
-    withStdin(['check', '--now', NOW, '--output', 'json', '-'], yamlDocs(cloudProfile({ name: 'piped', kubernetes: ['1.31.0'] }))),
-    withStdin(['check', '--output', 'json', '-'], ''),
+    spawnCheckCli(['check', '--now', NOW, '--output', 'json', '-'], { input: yamlDocs(cloudProfile({ name: 'piped', kubernetes: ['1.31.0'] })) }),
+    spawnCheckCli(['check', '--output', 'json', '-']),
   ]);
   t.equal(stdin.code, 0, stdin.stderr);
   t.match(JSON.parse(stdin.stdout), { results: [{ name: 'piped', allowed: true }] });
