@@ -3,7 +3,7 @@
 // for what only a process shows), and runs a few at a time.
 import { spawn } from 'node:child_process';
 import type { CheckResult, SkippedResult, Summary } from '../../src/cli/check-output.js';
-import { CLEAN_ENV, CLI, type CliRun, inProcess } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, type CliRun, inProcess, untracked } from '../helpers/run-cli.js';
 
 export interface RunOptions {
   cwd?: string;
@@ -20,7 +20,7 @@ export function runCheckCli(args: readonly string[], opts: RunOptions = {}): Pro
 /** The built CLI as a child process. */
 export function spawnCheckCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: opts.env ?? CLEAN_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(...untracked(process.execPath, [CLI, ...args]), { cwd: opts.cwd, env: opts.env ?? CLEAN_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile } from '../helpers/objects.js';
-import { CLEAN_ENV, yamlDocs } from '../helpers/run-cli.js';
+import { CLEAN_ENV, untracked, yamlDocs } from '../helpers/run-cli.js';
 
 const exec = promisify(execFile);
 
@@ -141,7 +141,7 @@ export interface ScriptRun {
 /** Runs a job's script as GitHub's and GitLab's runners run bash: errexit and pipefail. */
 export function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    execFile('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script]), { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
     });
   });
