@@ -16,30 +16,43 @@ export interface FieldViolation extends FieldError {
   type: ErrorType;
 }
 
-/** A field path, built by steps: `fieldPath('spec').child('kubernetes', 'versions').index(3)`. */
+/**
+ * FieldPath is a field's path, built by steps like Gardener's `field.NewPath`:
+ * `fieldPath('spec', 'kubernetes', 'versions').index(3).child('version')`. Its text is made when
+ * first read, so a path built for every entry costs one small object until a violation prints it.
+ */
 export class FieldPath {
-  constructor(readonly text: string) {}
+  private text: string | undefined = undefined;
+
+  private constructor(
+    private readonly parent: FieldPath | undefined,
+    private readonly step: string | number,
+  ) {}
+
+  /** The path of the whole object (''): the root every path grows from. */
+  static readonly ROOT = new FieldPath(undefined, '');
 
   child(...names: string[]): FieldPath {
-    let text = this.text;
-    for (const name of names) text = text === '' ? name : `${text}.${name}`;
-    return new FieldPath(text);
+    return names.reduce<FieldPath>((path, name) => new FieldPath(path, name), this);
   }
 
   index(i: number): FieldPath {
-    return new FieldPath(`${this.text}[${i}]`);
+    return new FieldPath(this, i);
   }
 
   toString(): string {
+    if (this.text === undefined) {
+      const head = this.parent === undefined ? '' : this.parent.toString();
+      this.text = typeof this.step === 'number' ? `${head}[${this.step}]` : head === '' ? this.step : `${head}.${this.step}`;
+    }
     return this.text;
   }
 }
 
 /** The path of a field, or of the whole object when called without a name. */
-export const fieldPath = (...names: string[]): FieldPath => new FieldPath('').child(...names);
+export const fieldPath = (...names: string[]): FieldPath => FieldPath.ROOT.child(...names);
 
-type At = FieldPath | string;
-const made = (type: ErrorType) => (at: At, message: string): FieldViolation => ({ type, field: String(at), message });
+const made = (type: ErrorType) => (at: FieldPath, message: string): FieldViolation => ({ type, field: at.toString(), message });
 
 /** A field that must be given and is not. */
 export const required = made('Required');

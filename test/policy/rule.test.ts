@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { Violation } from '../../src/policy/decision.js';
 import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
-import { invalid } from '../../src/policy/field.js';
+import { fieldPath, invalid } from '../../src/policy/field.js';
 
 const KUBECTL = 'Error from server (Forbidden): error when creating "aws.yaml": admission webhook "validate.version-policy.gardener.cloud" denied the request: ';
 
@@ -44,7 +44,7 @@ t.test('a long line is cut, and the whole message stays within its length', asyn
 });
 
 t.test('a rule keeps its first violations and counts the rest in one line, which the denial counts too', async (t) => {
-  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) => invalid(`spec.kubernetes.versions[${i}]`, `problem ${i}`));
+  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) => invalid(fieldPath('spec', 'kubernetes', 'versions').index(i), `problem ${i}`));
   const kept = capViolations('K8S-VERSIONS', found);
   t.same(kept[0], { rule: 'K8S-VERSIONS', field: 'spec.kubernetes.versions[0]', message: 'problem 0', type: 'Invalid' }, 'each carries the rule and its error type');
   t.equal(kept.length, MAX_VIOLATIONS_PER_RULE + 1);

@@ -3,7 +3,7 @@ import jsonpatch from 'fast-json-patch';
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/policy/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { cloudProfile, config, NOW, shoot } from '../helpers/objects.js';
@@ -20,8 +20,8 @@ const forcedDenial = defineRule({
   operations: EVERY_OPERATION,
   summary: 'test',
   check: () => [
-    forbidden('spec.kubernetes.versions[1]', 'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\''),
-    forbidden('spec.kubernetes.versions[2]', 'second violation of the same rule'),
+    forbidden(fieldPath('spec', 'kubernetes', 'versions').index(1), 'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\''),
+    forbidden(fieldPath('spec', 'kubernetes', 'versions').index(2), 'second violation of the same rule'),
   ],
 });
 const forcedSecondRule = defineRule({
@@ -29,7 +29,7 @@ const forcedSecondRule = defineRule({
   kinds: ['CloudProfile'],
   operations: EVERY_OPERATION,
   summary: 'test',
-  check: () => [forbidden('spec.kubernetes.versions[0].expirationDate', 'expiration date for version "1.29.0" is in the past')],
+  check: () => [forbidden(fieldPath('spec', 'kubernetes', 'versions').index(0).child('expirationDate'), 'expiration date for version "1.29.0" is in the past')],
 });
 const denialWarning = (ctx: RuleContext) => (ctx.kind === 'CloudProfile' ? [textWarning('a warning that travels with the denial')] : []);
 const throwing = defineRule({

@@ -1,6 +1,6 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
 import t from 'tap';
-import { forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/policy/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
@@ -17,7 +17,7 @@ const denyShoots = defineRule({
   kinds: ['Shoot'],
   operations: ['CREATE', 'UPDATE', 'DELETE'],
   summary: 'test',
-  check: () => [forbidden('spec.kubernetes.version', 'from "1.31.0" to "1.30.0"')],
+  check: () => [forbidden(fieldPath('spec', 'kubernetes', 'version'), 'from "1.31.0" to "1.30.0"')],
 });
 
 t.test('each admission is one line with uid, kind, namespace, name, operation, user, dryRun, verdict, rules and duration', async (t) => {

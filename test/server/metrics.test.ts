@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/policy/field.js';
 import { defineRule } from '../../src/policy/rule.js';
 import { createLogger } from '../../src/server/logging.js';
 import { DURATION_BUCKETS, createMetrics } from '../../src/server/metrics.js';
@@ -17,8 +17,8 @@ import { request, review, startServer } from '../helpers/server.js';
 // Test-only rules through EvaluateOptions.rules: a denial naming two rules, and an exception.
 const ALL = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'] as const;
 const rules = [
-  defineRule({ id: 'IN-USE', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden('spec.kubernetes.versions[0]', 'in use'), forbidden('spec.kubernetes.versions[1]', 'in use')] }),
-  defineRule({ id: 'LATEST-NO-EXPIRY', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden('', 'x')] }),
+  defineRule({ id: 'IN-USE', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden(fieldPath('spec', 'kubernetes', 'versions').index(0), 'in use'), forbidden(fieldPath('spec', 'kubernetes', 'versions').index(1), 'in use')] }),
+  defineRule({ id: 'LATEST-NO-EXPIRY', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden(fieldPath(), 'x')] }),
   defineRule({
     id: 'K8S-VERSIONS',
     kinds: ALL,

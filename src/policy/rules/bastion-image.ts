@@ -5,7 +5,7 @@
 // (gardener#14328). Gardener also refuses a bastion section that names neither an image nor a
 // machine type, and a machine type the profile does not list; both are said here too, since an
 // offline check must not pass what gardener-apiserver refuses.
-import { type FieldViolation, invalid, required } from '../field.js';
+import { fieldPath, type FieldViolation, invalid, required } from '../field.js';
 import type { Judged } from '../rule.js';
 import { defineRule, WRITES } from '../rule.js';
 import { listSome } from '../text.js';
@@ -13,6 +13,8 @@ import type { MachineImage, MachineImageVersion } from '../types.js';
 import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
 
 type ProfileWrite = Judged<'CloudProfile', 'CREATE' | 'UPDATE'>;
+
+const BASTION = fieldPath('spec', 'bastion');
 
 /** The bastion machine type's architecture, or why the machine type is wrong. */
 interface MachineTypeVerdict {
@@ -31,7 +33,7 @@ function machineTypeOf(ctx: ProfileWrite): MachineTypeVerdict {
   if (!wanted) return { problems: [] };
   const type = (spec.machineTypes ?? []).find((t) => t.name === wanted.name);
   if (!type) {
-    return { problems: [invalid('spec.bastion.machineType.name', `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`)] };
+    return { problems: [invalid(BASTION.child('machineType', 'name'), `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`)] };
   }
   if ((spec.machineCapabilities?.length ?? 0) > 0) return { problems: [] };
   return { arch: type.architecture ?? 'amd64', problems: [] };
@@ -67,31 +69,31 @@ function judgeImage(ctx: ProfileWrite, image: MachineImage, arch: string | undef
     if (image.versions.some((v) => qualifies(v, arch, ctx.now))) return [];
     return [
       invalid(
-        'spec.bastion.machineImage.name',
+        BASTION.child('machineImage', 'name'),
         `${gardener}: no version of machine image ${image.name} has an explicit classification: supported that is supported now${forArch}; classify one so, or pin the bastion to one that is (a version without a classification does not count, as in Gardener)`,
       ),
     ];
   }
   const entry = image.versions.find((v) => v.version === pinned);
   if (!entry) {
-    return [invalid('spec.bastion.machineImage.version', `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
+    return [invalid(BASTION.child('machineImage', 'version'), `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
   }
   if (qualifies(entry, arch, ctx.now)) return [];
-  return [invalid('spec.bastion.machineImage.version', `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
+  return [invalid(BASTION.child('machineImage', 'version'), `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
 }
 
 function check(ctx: ProfileWrite): FieldViolation[] {
   const bastion = ctx.object.spec.bastion;
   if (!bastion) return [];
   const { machineImage, machineType } = bastion;
-  if (!machineImage && !machineType) return [required('spec.bastion', 'bastion section needs a machine type or machine image')];
+  if (!machineImage && !machineType) return [required(BASTION, 'bastion section needs a machine type or machine image')];
   const { arch, problems: out } = machineTypeOf(ctx);
   if (!machineImage) return out;
   const images = ctx.object.spec.machineImages;
   const image = images.find((i) => i.name === machineImage.name);
   if (!image) {
     const names = listSome(images.map((i) => `"${i.name}"`)) || 'none';
-    return [...out, invalid('spec.bastion.machineImage.name', `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
+    return [...out, invalid(BASTION.child('machineImage', 'name'), `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
   }
   return [...out, ...judgeImage(ctx, image, arch, machineImage.version)];
 }

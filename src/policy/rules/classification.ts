@@ -1,6 +1,6 @@
 // CLASSIFICATION: the legacy `classification` field takes preview, supported or deprecated.
 // `expired` is forbidden (an expiry is a date, not a label) and `unavailable` is only ever derived.
-import { type FieldViolation, notSupported } from '../field.js';
+import { type FieldPath, type FieldViolation, notSupported } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import type { VersionList } from './version-lists.js';
@@ -15,9 +15,9 @@ function hint(value: string): string {
   return 'use one of them, or a lifecycle';
 }
 
-function unsupported(list: VersionList, v: ExpirableVersion, path: string, value: string, name: VersionNamer): FieldViolation {
+function unsupported(list: VersionList, v: ExpirableVersion, path: FieldPath, value: string, name: VersionNamer): FieldViolation {
   return notSupported(
-    `${path}.classification`,
+    path.child('classification'),
     `classification "${value}" of ${name(list, v).text} is not supported: supported values: "deprecated", "preview", "supported"; ${hint(value)}`,
   );
 }
@@ -33,7 +33,7 @@ export const classification = defineRule({
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
         const value = v.classification;
-        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value)) out.push(unsupported(list, v, `${list.path}[${i}]`, value, name));
+        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value)) out.push(unsupported(list, v, list.path.index(i), value, name));
       });
     }
     return out;

@@ -3,7 +3,7 @@
 // update within `forecast.soonDays`. Only the conditions listed in `forecast.deny` deny; the
 // others are warnings (warnings/forecast.ts), and with the default empty list the rule denies
 // nothing and never waits for the cluster state.
-import { type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../field.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
 import { LISTED_USERS } from '../usage.js';
@@ -15,9 +15,9 @@ function check(ctx: ProfileUpdate): FieldViolation[] {
   const deny = new Set(ctx.config.forecast.deny);
   if (deny.size === 0) return [];
   const { findings, skippedGroups } = forecastOfUpdate(ctx);
-  const out = findings.filter((f) => deny.has(f.condition)).map((f) => forbidden(f.image === undefined ? 'spec.kubernetes.versions' : 'spec.machineImages', sayFinding(f, LISTED_USERS)));
+  const out = findings.filter((f) => deny.has(f.condition)).map((f) => forbidden(f.image === undefined ? fieldPath('spec', 'kubernetes', 'versions') : fieldPath('spec', 'machineImages'), sayFinding(f, LISTED_USERS)));
   // A forecast cut short cannot say "no finding": it never guesses allowed.
-  if (skippedGroups > 0) out.push(forbidden('', `maintenance forecast incomplete: ${skippedGroups.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget, so forecast.deny cannot be judged; run version-policy forecast --proposed`));
+  if (skippedGroups > 0) out.push(forbidden(fieldPath(), `maintenance forecast incomplete: ${skippedGroups.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget, so forecast.deny cannot be judged; run version-policy forecast --proposed`));
   return out;
 }
 

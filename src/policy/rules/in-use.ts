@@ -3,7 +3,7 @@
 // versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../cluster-state.js';
-import { type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../field.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
@@ -14,6 +14,9 @@ import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '.
 
 type ProfileContext = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE' | 'DELETE'>;
 type ProfileUpdate = Extract<ProfileContext, { operation: 'UPDATE' }>;
+
+const KUBERNETES_VERSIONS = fieldPath('spec', 'kubernetes', 'versions');
+const MACHINE_IMAGES = fieldPath('spec', 'machineImages');
 
 const SHOOT_HINT = 'move those Shoots to another version first (an expirationDate retires a version without removing it)';
 
@@ -87,16 +90,16 @@ function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Remov
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length > 0) {
-      out.push(forbidden('spec.kubernetes.versions', `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
+      out.push(forbidden(KUBERNETES_VERSIONS, `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
     }
     const ncps = ncpsListing(k8sKey(version));
     if (ncps) {
-      out.push(forbidden('spec.kubernetes.versions', `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+      out.push(forbidden(KUBERNETES_VERSIONS, `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
     }
   }
 
   for (const img of r.images) {
-    const field = img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`;
+    const field = img.index === undefined ? MACHINE_IMAGES : MACHINE_IMAGES.index(img.index).child('versions');
     for (const [version, uses] of imageUses(img, shootsOn, ctx)) {
       out.push(forbidden(field, `unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
     }
@@ -116,7 +119,7 @@ function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Remov
   for (const added of r.added) {
     const ncps = ncpsListing(imageKey(added.name));
     if (ncps) {
-      out.push(forbidden(`spec.machineImages[${added.index}]`, `unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+      out.push(forbidden(MACHINE_IMAGES.index(added.index), `unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`));
     }
   }
   return out;
@@ -176,7 +179,7 @@ function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, 
     if (uses.length === 0) continue;
     out.push(
       forbidden(
-        'spec.kubernetes.versions',
+        KUBERNETES_VERSIONS,
         `unable to delete Kubernetes version "${version}" from NamespacedCloudProfile '${id}' - version with extended expiration date is still in use by ${describeShootUses(uses)}; ` +
           `the parent CloudProfile "${parentName}" has it expired${expiredSince(parentEntry)}, so keep the override until those Shoots moved on`,
       ),
@@ -193,7 +196,7 @@ function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, 
       const why = parentEntry ? `has it expired${expiredSince(parentEntry)}` : 'does not offer it';
       out.push(
         forbidden(
-          img.index === undefined ? 'spec.machineImages' : `spec.machineImages[${img.index}].versions`,
+          img.index === undefined ? MACHINE_IMAGES : MACHINE_IMAGES.index(img.index).child('versions'),
           `unable to delete Machine image version '${img.name}/${version}' from NamespacedCloudProfile '${id}' - version is still in use by ${describeShootUses(uses)}; ` +
             `the parent CloudProfile "${parentName}" ${why}, so keep it until those Shoots moved on`,
         ),
@@ -228,12 +231,12 @@ function checkDelete(ctx: ProfileContext): FieldViolation[] {
     const shoots = ctx.state.shootsUsing({ kind: 'CloudProfile', name }).filter((s) => !isDeleting(s));
     if (shoots.length > 0) {
       const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-      out.push(forbidden('', `cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
+      out.push(forbidden(fieldPath(), `cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
     }
     const ncps = liveChildren(ctx.state, name);
     if (ncps.length > 0) {
       const list = cappedList(ncps, objectKey, (n) => `'${objectKey(n)}'`);
-      out.push(forbidden('', `cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
+      out.push(forbidden(fieldPath(), `cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
     }
     return out;
   }
@@ -241,7 +244,7 @@ function checkDelete(ctx: ProfileContext): FieldViolation[] {
   const shoots = ctx.state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name }).filter((s) => !isDeleting(s));
   if (shoots.length === 0) return [];
   const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-  return [forbidden('', `cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
+  return [forbidden(fieldPath(), `cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
 }
 
 export const inUse = defineRule({

@@ -2,7 +2,7 @@
 // unavailable: gardener-apiserver drops unavailable versions first); each strictly X.Y.Z; no
 // duplicates. A NamespacedCloudProfile's own list may be empty (it only overrides); its merged
 // profile is judged like a CloudProfile.
-import { duplicate, type FieldViolation, invalid, required as requiredField } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, invalid, required as requiredField } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
@@ -15,7 +15,7 @@ function formatAndDuplicates(list: VersionList): FieldViolation[] {
     if (!isStrictKubernetesVersion(v.version)) {
       out.push(
         invalid(
-          `${list.path}[${i}]`,
+          list.path.index(i),
           `kubernetes version "${v.version}" is not valid: all Kubernetes versions must match the regex ${K8S_VERSION_PATTERN.source} (major.minor.patch, no "v" prefix, no suffix)`,
         ),
       );
@@ -23,12 +23,12 @@ function formatAndDuplicates(list: VersionList): FieldViolation[] {
     }
     const first = firstIndex.get(v.version);
     if (first === undefined) firstIndex.set(v.version, i);
-    else out.push(duplicate(`${list.path}[${i}].version`, `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
+    else out.push(duplicate(list.path.index(i).child('version'), `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
   });
   return out;
 }
 
-function required(list: VersionList | undefined, path: string, ctx: ProfileWrite, target: Target): FieldViolation[] {
+function required(list: VersionList | undefined, path: FieldPath, ctx: ProfileWrite, target: Target): FieldViolation[] {
   if (!list || list.versions.length === 0) return [requiredField(path, 'must provide at least one Kubernetes version')];
   const onCreate = ctx.operation === 'CREATE' && target.kind === 'CloudProfile';
   if (onCreate && list.versions.every((v) => classificationAt(v, ctx.now) === 'unavailable')) {
@@ -45,7 +45,7 @@ function required(list: VersionList | undefined, path: string, ctx: ProfileWrite
 
 function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const list = kubernetesList(target);
-  const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, `${target.prefix}.kubernetes.versions`, ctx, target);
+  const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, target.prefix.child('kubernetes', 'versions'), ctx, target);
   return list ? [...out, ...formatAndDuplicates(list)] : out;
 }
 

@@ -16,7 +16,7 @@ function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): 
   if (latest.expirationDate !== undefined) {
     out.push(
       forbidden(
-        `${list.path}[${i}].expirationDate`,
+        list.path.index(i).child('expirationDate'),
         `expiration date of latest kubernetes version ('${latest.version}') must not be set${why}: remove the expirationDate, or add a higher version first`,
       ),
     );
@@ -25,7 +25,7 @@ function judgeLatest(list: VersionList, latest: ExpirableVersion, why: string): 
   if (last >= 0 && latest.lifecycle![last]!.classification === 'expired') {
     out.push(
       forbidden(
-        `${list.path}[${i}].lifecycle[${last}]`,
+        list.path.index(i).child('lifecycle').index(last),
         `classification expired of latest kubernetes version ('${latest.version}') must not be set${why}: end its lifecycle before the expired stage, or add a higher version first`,
       ),
     );

@@ -3,7 +3,7 @@
 // the first stage may omit its startTime; start times never decrease (equal is fine). On UPDATE a
 // version that was not unavailable must not become unavailable. Legacy `classification: expired`
 // is forbidden here too (POLICY lists it under both rules).
-import { duplicate, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../types.js';
 import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../versions.js';
@@ -14,23 +14,26 @@ import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionList
 const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
 const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';
 
-function stageValues(stages: readonly LifecycleStage[], path: string, what: string): FieldViolation[] {
+// A stage's path is built only for a violation: most stages have none.
+const stagePath = (path: FieldPath, k: number) => path.child('lifecycle').index(k);
+const stageField = (path: FieldPath, k: number) => stagePath(path, k).child('classification');
+
+function stageValues(stages: readonly LifecycleStage[], path: FieldPath, what: string): FieldViolation[] {
   const out: FieldViolation[] = [];
   const seen = new Set<string>();
   stages.forEach((s, k) => {
-    const field = `${path}.lifecycle[${k}].classification`;
     if (!WRITABLE_STAGES.includes(s.classification)) {
       const why = s.classification === 'unavailable' ? '; "unavailable" is derived (every stage still in the future) and cannot be written' : '';
-      out.push(notSupported(field, `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
+      out.push(notSupported(stageField(path, k), `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
     } else if (seen.has(s.classification)) {
-      out.push(duplicate(field, `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
+      out.push(duplicate(stageField(path, k), `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
     }
     seen.add(s.classification);
     const prev = stages[k - 1];
     if (prev && stageRank(prev.classification) > stageRank(s.classification) && stageRank(s.classification) > 0) {
       out.push(
         invalid(
-          field,
+          stageField(path, k),
           `lifecycle classifications not in expected order (preview, supported, deprecated, expired): ${s.classification} must be before ${prev.classification} in the lifecycle of ${what}`,
         ),
       );
@@ -39,7 +42,7 @@ function stageValues(stages: readonly LifecycleStage[], path: string, what: stri
   return out;
 }
 
-function startTimes(stages: readonly LifecycleStage[], path: string, what: string): FieldViolation[] {
+function startTimes(stages: readonly LifecycleStage[], path: FieldPath, what: string): FieldViolation[] {
   const out: FieldViolation[] = [];
   const first = stages[0];
   if (!first) return out;
@@ -49,7 +52,7 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
     if (s.startTime === undefined) {
       out.push(
         required(
-          `${path}.lifecycle[${k}]`,
+          stagePath(path, k),
           `only the leading lifecycle elements can have the start time optional: the ${s.classification} stage of ${what} has no startTime; give it one`,
         ),
       );
@@ -59,7 +62,7 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
     if (start < prev.start) {
       out.push(
         invalid(
-          `${path}.lifecycle[${k}]`,
+          stagePath(path, k),
           `lifecycle start times must be monotonically increasing: the ${s.classification} stage of ${what} starts at ${formatInstant(start)}, before the ${prev.classification} stage (${formatInstant(prev.start)}); equal start times are allowed`,
         ),
       );
@@ -69,17 +72,17 @@ function startTimes(stages: readonly LifecycleStage[], path: string, what: strin
   return out;
 }
 
-function judgeVersion(list: VersionList, v: ExpirableVersion, path: string, gate: boolean, name: VersionNamer): FieldViolation[] {
+function judgeVersion(list: VersionList, v: ExpirableVersion, path: FieldPath, gate: boolean, name: VersionNamer): FieldViolation[] {
   const what = name(list, v).text;
   const out: FieldViolation[] = [];
   if (v.classification === 'expired' && !hasLifecycle(v)) {
-    out.push(forbidden(`${path}.classification`, `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
+    out.push(forbidden(path.child('classification'), `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
   }
   if (!hasLifecycle(v)) return out;
   if (!gate) {
     out.push(
       forbidden(
-        `${path}.lifecycle`,
+        path.child('lifecycle'),
         `lifecycles are not allowed with disabled VersionClassificationLifecycle feature gate: ${what} has a lifecycle; use classification and expirationDate, or turn the gate on (in gardener-apiserver and in this webhook's config)`,
       ),
     );
@@ -111,7 +114,7 @@ function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): FieldViolatio
       if (was === 'unavailable' || classificationAt(v, ctx.now) !== 'unavailable') return;
       out.push(
         forbidden(
-          `${list.path}[${i}]`,
+          list.path.index(i),
           `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${name(list, v).text} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
         ),
       );
@@ -130,7 +133,7 @@ export const lifecycleOrder = defineRule({
     const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
-        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, `${list.path}[${i}]`, ctx.lifecycleGate, name)) out.push(problem);
+        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, list.path.index(i), ctx.lifecycleGate, name)) out.push(problem);
       });
     }
     return [...out, ...turnedUnavailable(ctx, name)];

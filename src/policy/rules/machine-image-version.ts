@@ -1,6 +1,6 @@
 // MACHINE-IMAGES, one machine image version: its version string, in-place minimum version,
 // kubelet constraint, architectures and (CloudProfile-grade only) container runtimes.
-import { duplicate, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
 import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../types.js';
 import { isValidVersionConstraint } from '../version-constraint.js';
 import { parseVersion } from '../versions.js';
@@ -40,12 +40,12 @@ export class VersionAt {
   constructor(
     readonly image: NamespacedMachineImage,
     readonly v: MachineImageVersion,
-    private readonly imagePath: string,
+    private readonly imagePath: FieldPath,
     private readonly k: number,
   ) {}
 
-  get path(): string {
-    return `${this.imagePath}.versions[${this.k}]`;
+  get path(): FieldPath {
+    return this.imagePath.child('versions').index(this.k);
   }
 
   get what(): string {
@@ -55,11 +55,11 @@ export class VersionAt {
 
 function versionString(at: VersionAt): readonly FieldViolation[] {
   const v = at.v;
-  if (v.version === '') return [required(`${at.path}.version`, `must provide a version for ${at.what}`)];
+  if (v.version === '') return [required(at.path.child('version'), `must provide a version for ${at.what}`)];
   if (parseVersion(v.version)) return NONE;
   return [
     invalid(
-      `${at.path}.version`,
+      at.path.child('version'),
       `could not parse version "${v.version}" of ${at.what}. Use a semantic version. In case there is no semantic version for this image use the extensibility provider (define mapping in the CloudProfile) to map to the actual non semantic version`,
     ),
   ];
@@ -71,11 +71,11 @@ function inPlaceAndKubelet(at: VersionAt): readonly FieldViolation[] {
   const min = v.inPlaceUpdates?.minVersionForUpdate;
   if (min !== undefined && !parseVersion(min)) {
     // Gardener reports this one on a synthetic path; we keep its path so tooling matches.
-    (out ??= []).push(invalid(`${at.path}.minVersionForInPlaceUpdate`, `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
+    (out ??= []).push(invalid(at.path.child('minVersionForInPlaceUpdate'), `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
   }
   const constraint = v.kubeletVersionConstraint;
   if (constraint !== undefined && !isValidVersionConstraint(constraint)) {
-    (out ??= []).push(invalid(`${at.path}.kubeletVersionConstraint`, `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
+    (out ??= []).push(invalid(at.path.child('kubeletVersionConstraint'), `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
   }
   return out ?? NONE;
 }
@@ -86,15 +86,15 @@ function architectures(at: VersionAt, checks: ImageChecks): readonly FieldViolat
   for (let a = 0; a < archs.length; a++) {
     const arch = archs[a]!;
     if (!checks.architectures.includes(arch)) {
-      (out ??= []).push(notSupported(`${at.path}.architectures[${a}]`, `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
+      (out ??= []).push(notSupported(at.path.child('architectures').index(a), `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
     }
   }
   if (checks.capabilities) return out ?? NONE;
   if (checks.architecturesRequired && archs.length === 0) {
-    (out ??= []).push(required(`${at.path}.architectures`, `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
+    (out ??= []).push(required(at.path.child('architectures'), `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
   }
   if (checks.full && (at.v.capabilityFlavors?.length ?? 0) > 0) {
-    (out ??= []).push(forbidden(`${at.path}.capabilityFlavors`, `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
+    (out ??= []).push(forbidden(at.path.child('capabilityFlavors'), `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
   }
   return out ?? NONE;
 }
@@ -103,8 +103,8 @@ function architectures(at: VersionAt, checks: ImageChecks): readonly FieldViolat
 const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new Set<string>() : undefined);
 
 // Field paths as functions of the indexes, called only for a violation (bench/NOTES.md).
-const criPath = (at: VersionAt, c: number) => `${at.path}.cri[${c}]`;
-const runtimePath = (at: VersionAt, c: number, m: number) => `${criPath(at, c)}.containerRuntimes[${m}].type`;
+const criPath = (at: VersionAt, c: number) => at.path.child('cri').index(c);
+const runtimePath = (at: VersionAt, c: number, m: number) => criPath(at, c).child('containerRuntimes').index(m).child('type');
 
 function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldViolation[] {
   let out: FieldViolation[] | undefined;
@@ -124,7 +124,7 @@ function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldVi
 function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
   const cris = at.v.cri ?? [];
   if (cris.length === 0) {
-    return criRequired ? [required(`${at.path}.cri`, `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`)] : NONE;
+    return criRequired ? [required(at.path.child('cri'), `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`)] : NONE;
   }
   let out: FieldViolation[] | undefined;
   const seen = seenSet(cris.length);
@@ -133,7 +133,7 @@ function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
     if (seen?.has(cri.name)) (out ??= []).push(duplicate(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
     seen?.add(cri.name);
     if (cri.name !== 'containerd') {
-      (out ??= []).push(notSupported(`${criPath(at, c)}.name`, `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
+      (out ??= []).push(notSupported(criPath(at, c).child('name'), `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
     }
     const runtimes = cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0 ? containerRuntimes(cri, c, at) : NONE;
     for (let r = 0; r < runtimes.length; r++) (out ??= []).push(runtimes[r]!);

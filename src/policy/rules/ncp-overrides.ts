@@ -4,7 +4,7 @@
 // profile's own validity is judged by K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
 // MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
 // override's expirationDate) is judged here.
-import { type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../field.js';
+import { type FieldPath, fieldPath, type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../field.js';
 import type { Judged } from '../rule.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
@@ -13,6 +13,10 @@ import { hasLifecycle } from '../versions.js';
 type NcpWrite = Judged<'NamespacedCloudProfile', 'CREATE' | 'UPDATE'>;
 
 const isSet = (x: unknown) => x !== undefined && x !== null;
+
+const PARENT = fieldPath('spec', 'parent');
+const KUBERNETES_VERSIONS = fieldPath('spec', 'kubernetes', 'versions');
+const MACHINE_IMAGES = fieldPath('spec', 'machineImages');
 
 /**
  * Gardener skips the check for an UPDATE that leaves the spec alone on an object being deleted,
@@ -31,14 +35,14 @@ function skipped(ctx: NcpWrite): boolean {
 function checkParent(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | undefined, ctx: NcpWrite): { out: FieldViolation[]; parent?: CloudProfile } {
   const out: FieldViolation[] = [];
   const { kind, name } = ncp.spec.parent;
-  if (kind !== 'CloudProfile') out.push(notSupported('spec.parent.kind', `parent kind "${kind}" is not supported: supported values: "CloudProfile"`));
-  if (!name) out.push(required('spec.parent.name', 'must provide a parent name'));
+  if (kind !== 'CloudProfile') out.push(notSupported(PARENT.child('kind'), `parent kind "${kind}" is not supported: supported values: "CloudProfile"`));
+  if (!name) out.push(required(PARENT.child('name'), 'must provide a parent name'));
   if (old && (old.spec.parent.kind !== kind || old.spec.parent.name !== name)) {
-    out.push(invalid('spec.parent', `field is immutable: the parent cannot change from ${old.spec.parent.kind} "${old.spec.parent.name}" to ${kind} "${name}"; create a new NamespacedCloudProfile instead`));
+    out.push(invalid(PARENT, `field is immutable: the parent cannot change from ${old.spec.parent.kind} "${old.spec.parent.name}" to ${kind} "${name}"; create a new NamespacedCloudProfile instead`));
   }
   if (kind !== 'CloudProfile' || !name) return { out };
   const parent = ctx.state.cloudProfile(name);
-  if (!parent) out.push(notFound('spec.parent.name', `parent CloudProfile "${name}" could not be found; create it first or name an existing CloudProfile`));
+  if (!parent) out.push(notFound(PARENT.child('name'), `parent CloudProfile "${name}" could not be found; create it first or name an existing CloudProfile`));
   return parent ? { out, parent } : { out };
 }
 
@@ -46,16 +50,16 @@ function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | und
   const out: FieldViolation[] = [];
   const parentVersions = new Map((parent?.spec.kubernetes.versions ?? []).map((x) => [x.version, x]));
   (ncp.spec.kubernetes?.versions ?? []).forEach((o, i) => {
-    const path = `spec.kubernetes.versions[${i}]`;
-    if (isSet(o.classification)) out.push(forbidden(`${path}.classification`, 'must not provide a classification to a Kubernetes version in NamespacedCloudProfile'));
+    const path = KUBERNETES_VERSIONS.index(i);
+    if (isSet(o.classification)) out.push(forbidden(path.child('classification'), 'must not provide a classification to a Kubernetes version in NamespacedCloudProfile'));
     if (isSet(o.lifecycle)) {
-      out.push(forbidden(`${path}.lifecycle`, `must not provide a lifecycle to Kubernetes version "${o.version}" in NamespacedCloudProfile: an override only extends the parent's expirationDate`));
+      out.push(forbidden(path.child('lifecycle'), `must not provide a lifecycle to Kubernetes version "${o.version}" in NamespacedCloudProfile: an override only extends the parent's expirationDate`));
     }
-    if (!isSet(o.expirationDate)) out.push(required(`${path}.expirationDate`, `specified version '${o.version}' does not set expiration date; an override exists to extend it`));
+    if (!isSet(o.expirationDate)) out.push(required(path.child('expirationDate'), `specified version '${o.version}' does not set expiration date; an override exists to extend it`));
     if (!parent) return;
     const p = parentVersions.get(o.version);
     if (!p) {
-      out.push(invalid(`${path}.version`, `invalid kubernetes version specified: '${o.version}' does not exist in parent CloudProfile "${parent.metadata.name}" and thus cannot be overridden`));
+      out.push(invalid(path.child('version'), `invalid kubernetes version specified: '${o.version}' does not exist in parent CloudProfile "${parent.metadata.name}" and thus cannot be overridden`));
     } else if (hasLifecycle(p)) {
       out.push(lifecycleParent(path, `Kubernetes version "${o.version}"`, parent));
     }
@@ -64,15 +68,15 @@ function checkKubernetes(ncp: NamespacedCloudProfile, parent: CloudProfile | und
 }
 
 /** The merged entry would carry the parent's lifecycle and the override's expirationDate, which no version may combine. */
-function lifecycleParent(path: string, what: string, parent: CloudProfile): FieldViolation {
+function lifecycleParent(path: FieldPath, what: string, parent: CloudProfile): FieldViolation {
   return forbidden(
-    `${path}.expirationDate`,
+    path.child('expirationDate'),
     `cannot extend the expiration date of ${what}: the parent CloudProfile "${parent.metadata.name}" gives it a lifecycle, and an expirationDate cannot be combined with a lifecycle; ask for a later expired stage in the parent instead`,
   );
 }
 
 /** Gardener's message for each field an override of a parent image version must not set. */
-const FORBIDDEN_IMAGE_FIELDS: ReadonlyArray<[keyof MachineImageVersion, string]> = [
+const FORBIDDEN_IMAGE_FIELDS: ReadonlyArray<[keyof MachineImageVersion & string, string]> = [
   ['classification', 'must not provide a classification to an extended machine image in NamespacedCloudProfile'],
   ['lifecycle', 'must not provide a lifecycle to an extended machine image in NamespacedCloudProfile'],
   ['cri', 'must not provide a cri to an extended machine image in NamespacedCloudProfile'],
@@ -101,7 +105,7 @@ function checkImages(ncp: NamespacedCloudProfile, old: NamespacedCloudProfile | 
     if (oldImage && (oldImage.updateStrategy ?? '') !== (img.updateStrategy ?? '')) {
       out.push(
         forbidden(
-          `spec.machineImages[${j}].updateStrategy`,
+          MACHINE_IMAGES.index(j).child('updateStrategy'),
           `cannot update the machine image update strategy of "${img.name}", as this image is also defined by the parent CloudProfile "${parent.metadata.name}"; it was "${oldImage.updateStrategy ?? ''}"`,
         ),
       );
@@ -118,7 +122,7 @@ function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage:
   (img.versions ?? []).forEach((o, i) => {
     const p = parentVersions.get(o.version);
     if (!p) return; // a version of its own: MACHINE-IMAGES judges it
-    const path = `spec.machineImages[${j}].versions[${i}]`;
+    const path = MACHINE_IMAGES.index(j).child('versions').index(i);
     const before = oldVersions.get(o.version);
     if (before) {
       // An override that exists may have been an own version before the parent added it; only
@@ -128,9 +132,9 @@ function checkImageVersions(img: NamespacedMachineImage, j: number, parentImage:
       }
     } else {
       for (const [field, message] of FORBIDDEN_IMAGE_FIELDS) {
-        if (isSet(o[field])) out.push(forbidden(`${path}.${field}`, `${message} ("${img.name}@${o.version}"): an override of a parent version may only set expirationDate`));
+        if (isSet(o[field])) out.push(forbidden(path.child(field), `${message} ("${img.name}@${o.version}"): an override of a parent version may only set expirationDate`));
       }
-      if (!isSet(o.expirationDate)) out.push(required(`${path}.expirationDate`, `expiration date for version "${o.version}" must be set; an override of a parent version only extends its expiration date`));
+      if (!isSet(o.expirationDate)) out.push(required(path.child('expirationDate'), `expiration date for version "${o.version}" must be set; an override of a parent version only extends its expiration date`));
     }
     if (isSet(o.expirationDate) && hasLifecycle(p)) out.push(lifecycleParent(path, `machine image version "${img.name}@${o.version}"`, parent));
   });

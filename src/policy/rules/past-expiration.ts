@@ -3,7 +3,7 @@
 // Unchanged past dates stay allowed, so re-applying the same manifest keeps working. The same holds
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
-import { type FieldViolation, forbidden } from '../field.js';
+import { type FieldPath, type FieldViolation, forbidden } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion } from '../types.js';
 import { formatInstant, parseInstant, stageStart } from '../versions.js';
@@ -43,9 +43,10 @@ function expiresAt(v: ExpirableVersion, at: number): boolean {
   return (v.lifecycle ?? []).some((s) => s.classification === 'expired' && stageStart(s) === at);
 }
 
-function fieldOf(v: ExpirableVersion, path: string, e: Expiry): string {
-  if (e.stage === undefined) return `${path}.expirationDate`;
-  return v.lifecycle![e.stage]!.startTime === undefined ? `${path}.lifecycle[${e.stage}]` : `${path}.lifecycle[${e.stage}].startTime`;
+function fieldOf(v: ExpirableVersion, path: FieldPath, e: Expiry): FieldPath {
+  if (e.stage === undefined) return path.child('expirationDate');
+  const stage = path.child('lifecycle').index(e.stage);
+  return v.lifecycle![e.stage]!.startTime === undefined ? stage : stage.child('startTime');
 }
 
 function labelOf(v: ExpirableVersion, e: Expiry): string {
@@ -67,7 +68,7 @@ function judge(ctx: ProfileWrite): FieldViolation[] {
         // An expiry the stored version already had stays allowed: re-applying a manifest works.
         if (before && expiresAt(before, e.at)) continue;
         const message = `expiration date for version "${v.version}" is in the past: ${pastExpiry(name(list, v), labelOf(v, e), before !== undefined, ctx.now)}`;
-        out.push(forbidden(fieldOf(v, `${list.path}[${i}]`, e), message));
+        out.push(forbidden(fieldOf(v, list.path.index(i), e), message));
       }
     });
   }

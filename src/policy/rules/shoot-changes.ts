@@ -1,5 +1,6 @@
 // What the SHOOT-* rules and the Shoot warnings share: which Shoot requests they judge, what an
 // UPDATE changed, and how a profile's valid choices are listed.
+import { type FieldPath, fieldPath } from '../field.js';
 import type { Judged, RuleContext, ShootContext, Write } from '../rule.js';
 import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { formatCount } from '../text.js';
@@ -30,8 +31,10 @@ export function workersOf(shoot: Shoot): Worker[] {
   return shoot.spec.provider?.workers ?? [];
 }
 
-export function workerPath(i: number): string {
-  return `spec.provider.workers[${i}]`;
+const WORKERS = fieldPath('spec', 'provider', 'workers');
+
+export function workerPath(i: number): FieldPath {
+  return WORKERS.index(i);
 }
 
 /** A Shoot's worker pools by name (the first of a name wins), so each pool is one lookup, not a scan. */

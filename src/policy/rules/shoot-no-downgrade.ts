@@ -1,7 +1,7 @@
 // SHOOT-NO-DOWNGRADE: on UPDATE the control plane's and the worker pools' Kubernetes versions never
 // go down. Like Gardener, a pool with an in-place update strategy may not downgrade its machine
 // image either (a replaced node can start from an older image; an updated one cannot).
-import { type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../field.js';
 import { defineRule } from '../rule.js';
 import type { Shoot } from '../types.js';
 import { compareVersions, parseVersion } from '../versions.js';
@@ -23,7 +23,7 @@ function checkShoot(ctx: ShootWrite, old: Shoot): FieldViolation[] {
   const from = old.spec.kubernetes.version;
   const to = shoot.spec.kubernetes.version;
   if (lower(to, from)) {
-    out.push(forbidden('spec.kubernetes.version', `kubernetes version downgrade is not supported: from "${from}" to "${to}"`));
+    out.push(forbidden(fieldPath('spec', 'kubernetes', 'version'), `kubernetes version downgrade is not supported: from "${from}" to "${to}"`));
   }
   const oldPools = workersByName(old);
   workersOf(shoot).forEach((w, i) => {
@@ -33,14 +33,14 @@ function checkShoot(ctx: ShootWrite, old: Shoot): FieldViolation[] {
     const version = w.kubernetes?.version;
     const previous = kubeletVersionOf(old, oldW);
     if (version && lower(version, previous)) {
-      out.push(forbidden(`${workerPath(i)}.kubernetes.version`, `worker pool "${w.name}": kubernetes version downgrade is not supported: from "${previous}" to "${version}"`));
+      out.push(forbidden(workerPath(i).child('kubernetes', 'version'), `worker pool "${w.name}": kubernetes version downgrade is not supported: from "${previous}" to "${version}"`));
     }
     const img = w.machine?.image;
     const oldImg = oldW.machine?.image;
     if (IN_PLACE.has(w.updateStrategy ?? '') && img?.version && oldImg?.version && img.name === oldImg.name && lower(img.version, oldImg.version)) {
       out.push(
         forbidden(
-          `${workerPath(i)}.machine.image.version`,
+          workerPath(i).child('machine', 'image', 'version'),
           `worker pool "${w.name}": machine image version downgrade is not supported when the update strategy is AutoInPlaceUpdate or ManualInPlaceUpdate: from '${img.name}:${oldImg.version}' to '${img.name}:${img.version}'`,
         ),
       );

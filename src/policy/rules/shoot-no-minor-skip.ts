@@ -3,7 +3,7 @@
 // minors behind it (the kubelet version skew policy). Like Gardener, a pool with an in-place update
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import type { SemVer } from 'semver';
-import { type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import { parseVersion } from '../versions.js';
 import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
@@ -28,7 +28,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   if (old && skipsMinor(old.spec.kubernetes.version, shoot.spec.kubernetes.version)) {
     out.push(
       forbidden(
-        'spec.kubernetes.version',
+        fieldPath('spec', 'kubernetes', 'version'),
         `kubernetes version upgrade cannot skip a minor version: from "${old.spec.kubernetes.version}" to "${shoot.spec.kubernetes.version}"; upgrade to ${nextMinor(old.spec.kubernetes.version)} first`,
       ),
     );
@@ -37,7 +37,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   workersOf(shoot).forEach((w, i) => {
     const version = w.kubernetes?.version;
     if (!version) return;
-    const field = `${workerPath(i)}.kubernetes.version`;
+    const field = workerPath(i).child('kubernetes', 'version');
     const wv = parseVersion(version);
     if (cp && wv && wv.compare(cp) > 0) {
       out.push(forbidden(field, `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`));

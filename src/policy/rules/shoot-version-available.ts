@@ -5,7 +5,7 @@
 // plane's current version, or a machine image that does not go below the pool's current one.
 import semver from 'semver';
 import type { ClusterState } from '../cluster-state.js';
-import { type FieldViolation, invalid, notFound, notSupported, required } from '../field.js';
+import { fieldPath, type FieldViolation, invalid, notFound, notSupported, required } from '../field.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
 import { effectiveProfileRef } from '../types.js';
@@ -71,7 +71,7 @@ function controlPlane(j: Judged): FieldViolation[] {
   if (j.old && j.old.spec.kubernetes.version === version) return [];
   const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
   if (!problem) return [];
-  return [notSupported('spec.kubernetes.version', `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
+  return [notSupported(fieldPath('spec', 'kubernetes', 'version'), `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
 }
 
 function worker(j: Judged, w: Worker, i: number): FieldViolation[] {
@@ -89,7 +89,7 @@ function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefi
   if (problem.classification === 'expired' && j.old && oldW && version === j.old.spec.kubernetes.version) return [];
   return [
     notSupported(
-      `${workerPath(i)}.kubernetes.version`,
+      workerPath(i).child('kubernetes', 'version'),
       `worker pool "${w.name}": unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`,
     ),
   ];
@@ -102,7 +102,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   const oldImg = oldW?.machine?.image;
   const sameImage = oldImg !== undefined && oldImg.name === img.name;
   if (sameImage && oldImg.version === img.version) return [];
-  const field = `${workerPath(i)}.machine.image`;
+  const field = workerPath(i).child('machine', 'image');
   const image = j.entries.image(img.name);
   if (!image) {
     const names = listSome(j.profile.machineImages.map((m) => `"${m.name}"`), 10) || 'none';
@@ -163,7 +163,7 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
   if (meetsConstraint(constraint, kubelet)) return [];
   return [
     invalid(
-      `${workerPath(i)}.machine.image`,
+      workerPath(i).child('machine', 'image'),
       `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'`,
     ),
   ];
@@ -192,22 +192,22 @@ function versionProblem(entry: ExpirableVersion | undefined, version: string, la
 function noProfile(shoot: Shoot): FieldViolation {
   const kind = shoot.spec.cloudProfile?.kind;
   if (shoot.spec.cloudProfile?.name && kind) {
-    return notSupported('spec.cloudProfile.kind', `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
+    return notSupported(fieldPath('spec', 'cloudProfile', 'kind'), `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
   }
-  return required('spec.cloudProfile', `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
+  return required(fieldPath('spec', 'cloudProfile'), `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
 }
 
 function missingProfile(state: ClusterState, shoot: Shoot, ref: ProfileRef): FieldViolation {
   const by = `referenced by shoot ${shootName(shoot)}`;
   if (ref.kind === 'CloudProfile') {
-    const field = shoot.spec.cloudProfile?.name ? 'spec.cloudProfile.name' : 'spec.cloudProfileName';
+    const field = shoot.spec.cloudProfile?.name ? fieldPath('spec', 'cloudProfile', 'name') : fieldPath('spec', 'cloudProfileName');
     return notFound(field, `${profileLabel(ref)} ${by} does not exist`);
   }
   const ncp = state.namespacedCloudProfile(ref.namespace, ref.name);
-  if (!ncp) return notFound('spec.cloudProfile.name', `${profileLabel(ref)} ${by} does not exist`);
+  if (!ncp) return notFound(fieldPath('spec', 'cloudProfile', 'name'), `${profileLabel(ref)} ${by} does not exist`);
   const parent = ncp.spec.parent;
   if (parent.kind !== 'CloudProfile') {
-    return invalid('spec.cloudProfile.name', `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
+    return invalid(fieldPath('spec', 'cloudProfile', 'name'), `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
   }
-  return notFound('spec.cloudProfile.name', `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
+  return notFound(fieldPath('spec', 'cloudProfile', 'name'), `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
 }

@@ -167,7 +167,7 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
   const main = involved.find((c) => naming.added(c)) ?? checked[0] ?? involved[0]!;
   const image = list.image ? `machine image ${list.image.name}: ` : '';
   const add = naming.added(main) ? `unable to add version "${main.entry.version}" with classification "supported". ` : '';
-  const field = `${list.path}[${main.index}]`;
+  const field = list.path.index(main.index);
   const out = [
     forbidden(
       field,
@@ -176,7 +176,7 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
     ),
   ];
   for (const c of checked.filter((c) => c !== main).slice(0, POINTERS_PER_MINOR)) {
-    out.push(forbidden(`${list.path}[${c.index}]`, `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${field}`));
+    out.push(forbidden(list.path.index(c.index), `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${String(field)}`));
   }
   return out;
 }

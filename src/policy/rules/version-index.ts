@@ -1,6 +1,7 @@
 // A version list of a profile spec (the Kubernetes list or one machine image's), and another
 // object's versions indexed to match its entries. Types only a rule reads, and the one index
 // evaluate() keeps per review (Prepared.oldVersions).
+import type { FieldPath } from '../field.js';
 import type { ExpirableVersion, NamespacedMachineImage } from '../types.js';
 
 /** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
@@ -12,7 +13,7 @@ export interface VersionedSpec {
 
 export interface VersionList {
   /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
-  path: string;
+  path: FieldPath;
   /** The machine image owning the list; undefined for the Kubernetes list. */
   image?: NamespacedMachineImage;
   versions: readonly ExpirableVersion[];

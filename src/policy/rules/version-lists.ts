@@ -1,7 +1,7 @@
 // Shared by the profile rules: which specs a request puts up for judgement (the object's own spec
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
-import type { FieldViolation } from '../field.js';
+import { type FieldPath, fieldPath, type FieldViolation } from '../field.js';
 import type { Judged, NamespacedCloudProfileContext, Write } from '../rule.js';
 import type { ExpirableVersion, NamespacedCloudProfile } from '../types.js';
 import { indexVersions, NO_VERSIONS } from './version-index.js';
@@ -22,24 +22,27 @@ export type ProfileWrite = Judged<(typeof PROFILES)[number], Write>;
 export interface Target {
   kind: 'CloudProfile' | 'NamespacedCloudProfile' | 'merged';
   spec: VersionedSpec;
-  prefix: string;
+  prefix: FieldPath;
 }
 
+const SPEC = fieldPath('spec');
+const MERGED_SPEC = fieldPath('status', 'cloudProfileSpec');
+
 export function ownTarget(ctx: ProfileWrite): Target {
-  return { kind: ctx.kind, spec: ctx.object.spec, prefix: 'spec' };
+  return { kind: ctx.kind, spec: ctx.object.spec, prefix: SPEC };
 }
 
 export function mergedTarget(ctx: ProfileWrite): Target | undefined {
-  return ctx.kind === 'NamespacedCloudProfile' && ctx.merged ? { kind: 'merged', spec: ctx.merged, prefix: 'status.cloudProfileSpec' } : undefined;
+  return ctx.kind === 'NamespacedCloudProfile' && ctx.merged ? { kind: 'merged', spec: ctx.merged, prefix: MERGED_SPEC } : undefined;
 }
 
 export function kubernetesList(t: Pick<Target, 'spec' | 'prefix'>): VersionList | undefined {
   const versions = t.spec.kubernetes?.versions;
-  return versions ? { path: `${t.prefix}.kubernetes.versions`, versions } : undefined;
+  return versions ? { path: t.prefix.child('kubernetes', 'versions'), versions } : undefined;
 }
 
 export function imageLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
-  return (t.spec.machineImages ?? []).map((image, j) => ({ path: `${t.prefix}.machineImages[${j}].versions`, image, versions: image.versions ?? [] }));
+  return (t.spec.machineImages ?? []).map((image, j) => ({ path: t.prefix.child('machineImages').index(j).child('versions'), image, versions: image.versions ?? [] }));
 }
 
 export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
