@@ -3,7 +3,7 @@
 // is no Docker engine): bash shims stand in for `docker run` and for the image's `node`, check
 // the arguments the guide gives them (image, mounts, workdir, user), and run the rest with the
 // built CLI in a sample repository, against the demo state behind an API server. The npx jobs run
-// for real from the packed package, in package.test.ts, which installs it once.
+// for real from the packed package, in package-install.e2e.ts (npm run test:package).
 import { readFile } from 'node:fs/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
