@@ -1,40 +1,23 @@
-// `version-policy explain` through the BUILT CLI (`npm test` builds before tap runs), checked
-// against golden files in test/fixtures/explain/ at a fixed --now.
+// `version-policy explain` through the CLI's main() (the built CLI's process is process.test.ts's),
+// checked against golden files in test/fixtures/explain/ at a fixed --now.
 //
 // After an intended change of the output, regenerate the goldens and review their diff:
-//   npm run build && UPDATE_GOLDEN=1 npx tap test/cli/explain.test.ts
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+//   UPDATE_GOLDEN=1 npx tap test/cli/explain.test.ts
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { ExplainReport } from '../../src/policy/version-report.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/cli/main.js');
 const FIXTURES = 'test/fixtures/explain';
 const NOW = '2026-09-01T00:00:00Z';
 const STATE = ['--state', `${FIXTURES}/profile.yaml`, '--state', `${FIXTURES}/shoots.yaml`, '--now', NOW];
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'explain', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+const run = (args: readonly string[]) => runCli(['explain', ...args], ROOT);
 
 const goldens: Array<{ name: string; args: string[]; golden: string }> = [
   { name: 'a CloudProfile, as text', args: [...STATE, `${FIXTURES}/profile.yaml`], golden: 'expected-profile.txt' },
@@ -91,7 +74,6 @@ t.test('usage and input errors exit 2 with one line', async (t) => {
     ["a NamespacedCloudProfile's parent must be in the state", ['--now', NOW, `${FIXTURES}/ncp.yaml`], /parent CloudProfile "local".*not in the state; pass it with --state/],
     ['--output is text or json', ['--output', 'yaml', `${FIXTURES}/profile.yaml`], /Allowed choices are text, json/],
   ];
-  // Each run is a cold node start; run them side by side.
   const runs = await Promise.all(cases.map(([, args]) => run(args)));
   cases.forEach(([name, , message], i) => {
     const got = runs[i]!;
