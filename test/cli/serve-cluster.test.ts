@@ -13,7 +13,7 @@ import type { CloudProfile } from '../../src/policy/types.js';
 import { served } from '../helpers/api-objects.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
-import { CLEAN_ENV, CLI, tempDir } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, tempDir, untracked } from '../helpers/run-cli.js';
 import { authority, request, review, writeCertFiles, type ReviewReply } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
@@ -41,7 +41,7 @@ t.test('serve with informers: not ready and failing closed until synced, then ju
     }),
   );
 
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', configFile], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', configFile]), { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

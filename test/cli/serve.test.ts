@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { holdRequest } from '../helpers/partial.js';
+import { untracked } from '../helpers/run-cli.js';
 import { request, type ReviewReply } from '../helpers/server.js';
 
 const MAIN = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -38,7 +39,7 @@ const inFlight = async (s: Served, n: number) =>
 async function serve(t: Test, config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'vp-serve-'));
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE]), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -132,7 +133,7 @@ t.test('a request that never completes does not hold the process past the grace 
 });
 
 t.test('input the user has to fix is one line on stderr and exit code 2', async (t) => {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--state', '/nonexistent/state.yaml'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--state', '/nonexistent/state.yaml']), { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const [code] = (await once(child, 'exit')) as [number];
