@@ -2,10 +2,11 @@
 // chart's README) give in a ```sh block is accounted for: one that runs without a cluster runs here
 // as written; the rest are named with where they are exercised instead, so a new command cannot
 // slip in untested. docs/operations is operations-commands.test.ts's; docs/ci.md is
-// ci-guide.test.ts's and package.test.ts's.
+// ci-guide.test.ts's and package-install.e2e.ts's.
 //
 // Run as written, in a scratch directory that links the repository's test/ and certs/ (so relative
-// paths resolve and nothing is written into the clone), with `version-policy` the built CLI:
+// paths resolve and nothing is written into the clone), with `version-policy` the CLI (its main()
+// in-process for a command that is plain words, the built CLI through bash otherwise):
 // - `version-policy …` (exit 0, or 1 for a denial the page shows), the page's redirections kept;
 // - `certs/generate.sh …`, on a copy of certs/ (openssl), `/tmp/c` pointed into the scratch dir;
 // - the README's curl, against `serve` started with the demo's config and state on a free port
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { parse, stringify } from 'yaml';
-import { CLEAN_ENV, CLI, tempDir } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir, untracked } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 
 // A few CLI runs and openssl calls; on a shared machine more than tap's default.
@@ -78,10 +79,22 @@ async function scratch(t: Test): Promise<string> {
 function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const shim = `version-policy() { command "${process.execPath}" "${CLI}" "$@"; }\n`;
   return new Promise((resolve) => {
-    execFile('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', shim + command], { cwd, env: { ...CLEAN_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+    execFile(...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', shim + command]), { cwd, env: { ...CLEAN_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
       resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
     );
   });
+}
+
+// `version-policy WORDS [> FILE]` with no quoting, expansion or glob: the shell would split it on
+// blanks alone, so main() in-process runs it as bash would run the built CLI, without a node start.
+const inProcessForm = (text: string) => /^version-policy ([^'"\\$`*?[\]{}~|;&<>()]+?)(?: > ([^\s'"\\$`*?<>|;&]+))?$/.exec(text);
+
+async function version(text: string, cwd: string): Promise<CliRun> {
+  const [, words = '', out] = inProcessForm(text) ?? [];
+  const run = await inProcess(words.trim().split(/\s+/), { cwd });
+  if (out === undefined) return run;
+  await writeFile(join(cwd, out), run.stdout);
+  return { ...run, stdout: '' };
 }
 
 t.test('version-policy and certs/generate.sh commands run as written', async (t) => {
@@ -90,7 +103,7 @@ t.test('version-policy and certs/generate.sh commands run as written', async (t)
   t.ok(commands.some((c) => c.text.startsWith('certs/')) && commands.some((c) => c.text.includes('--output html')), commands.map((c) => c.text).join('\n'));
   for (const c of commands) {
     const text = c.text.replace(/ \/tmp\/c /, ` ${join(dir, 'c')} `);
-    const run = await sh(text, dir);
+    const run = await (inProcessForm(text) ? version(text, dir) : sh(text, dir));
     t.ok(run.code === 0 || (run.code === 1 && /^version-policy check /.test(text)), `${c.where}: ${c.text} (exit ${run.code})\n${run.stderr}`);
   }
   t.match(await readFile(join(dir, 'timeline.html'), 'utf8'), /^<!doctype html>/i, 'the timeline page is written');
@@ -104,7 +117,7 @@ t.test("the README's curl gets the README's denial from the demo server", async 
   const demo = parse(await readFile(join(ROOT, 'test/fixtures/demo-config.yaml'), 'utf8')) as { server: Record<string, unknown> };
   await writeFile(join(dir, 'config.yaml'), stringify({ ...demo, server: { ...demo.server, port: 0, probePort: 0 } }));
   await mkdir(join(dir, '.dev-certs'), { recursive: true });
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', 'config.yaml', '--state', 'test/fixtures/demo-state.yaml'], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', 'config.yaml', '--state', 'test/fixtures/demo-state.yaml']), { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     child.kill('SIGKILL');
   });

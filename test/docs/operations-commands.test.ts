@@ -25,7 +25,7 @@ import t, { type Test } from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { CHART, CI_VALUES, HELM, KUBE_VERSION, ROOT, type K8sObject } from '../helpers/helm.js';
-import { CLEAN_ENV, CLI, tempDir } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, tempDir, untracked } from '../helpers/run-cli.js';
 
 const run = promisify(execFile);
 const DOCS = join(ROOT, 'docs/operations');
@@ -400,7 +400,7 @@ t.test('every command in docs/operations works against the rendered chart or the
   t.teardown(() => api.close());
   const probes = await freePort();
   await writeFile(join(checkout, 'serve.json'), JSON.stringify({ server: { port: 0, probePort: probes, shutdownGraceSeconds: 1 }, cluster: { kubeconfig: api.kubeconfigPath } }));
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', 'serve.json'], { cwd: checkout, env: { ...CLEAN_ENV, VERSION_POLICY_DEV_CERT_DIR: join(checkout, 'dev-certs') } });
+  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', 'serve.json']), { cwd: checkout, env: { ...CLEAN_ENV, VERSION_POLICY_DEV_CERT_DIR: join(checkout, 'dev-certs') } });
   t.teardown(() => void child.kill('SIGKILL'));
   const https = await new Promise<number>((resolve, reject) => {
     let synced = false;
