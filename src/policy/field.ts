@@ -33,7 +33,9 @@ export class FieldPath {
   static readonly ROOT = new FieldPath(undefined, '');
 
   child(...names: string[]): FieldPath {
-    return names.reduce<FieldPath>((path, name) => new FieldPath(path, name), this);
+    let path: FieldPath | undefined;
+    for (const name of names) path = new FieldPath(path ?? this, name);
+    return path ?? this;
   }
 
   index(i: number): FieldPath {

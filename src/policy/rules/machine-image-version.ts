@@ -40,12 +40,12 @@ export class VersionAt {
   constructor(
     readonly image: NamespacedMachineImage,
     readonly v: MachineImageVersion,
-    private readonly imagePath: FieldPath,
+    private readonly imagePath: () => FieldPath,
     private readonly k: number,
   ) {}
 
   get path(): FieldPath {
-    return this.imagePath.child('versions').index(this.k);
+    return this.imagePath().child('versions').index(this.k);
   }
 
   get what(): string {

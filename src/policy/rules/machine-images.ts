@@ -15,20 +15,20 @@ import { judgeOwnAndMerged, PROFILES } from './version-lists.js';
 const UPDATE_STRATEGIES: readonly string[] = ['patch', 'minor', 'major'];
 const ARCHITECTURES: readonly string[] = ['amd64', 'arm64'];
 
-function imageFields(image: NamespacedMachineImage, path: FieldPath, checks: ImageChecks): FieldViolation[] {
+function imageFields(image: NamespacedMachineImage, at: () => FieldPath, checks: ImageChecks): FieldViolation[] {
   const out: FieldViolation[] = [];
-  if (image.name === '') out.push(required(path.child('name'), 'machine image name must not be empty'));
+  if (image.name === '') out.push(required(at().child('name'), 'machine image name must not be empty'));
   else if (!isUnprefixedQualifiedName(image.name)) {
-    out.push(invalid(path.child('name'), `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
+    out.push(invalid(at().child('name'), `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
   }
   if (checks.full && (image.versions?.length ?? 0) === 0) {
-    out.push(required(path.child('versions'), `must provide at least one version for the machine image '${image.name}'`));
+    out.push(required(at().child('versions'), `must provide at least one version for the machine image '${image.name}'`));
   }
   const strategy = image.updateStrategy;
   if (strategy === undefined && checks.full && !checks.parentVersions) {
-    out.push(required(path.child('updateStrategy'), `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`));
+    out.push(required(at().child('updateStrategy'), `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`));
   } else if (strategy !== undefined && !UPDATE_STRATEGIES.includes(strategy)) {
-    out.push(notSupported(path.child('updateStrategy'), `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`));
+    out.push(notSupported(at().child('updateStrategy'), `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`));
   }
   return out;
 }
@@ -68,10 +68,11 @@ function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   // Versions seen per image name: a repeated image's versions count as duplicates too, as in Gardener.
   const versionsByName = new Map<string, Set<string>>();
   images.forEach((image, j) => {
-    const path = target.prefix.child('machineImages').index(j);
+    // Built only for a violation: nearly every image has none.
+    const path = () => target.prefix.child('machineImages').index(j);
     let seen = versionsByName.get(image.name);
     if (seen) {
-      out.push(duplicate(path, `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`));
+      out.push(duplicate(path(), `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`));
     } else {
       seen = new Set<string>();
       versionsByName.set(image.name, seen);

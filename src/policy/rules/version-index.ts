@@ -13,7 +13,7 @@ export interface VersionedSpec {
 
 export interface VersionList {
   /** Field path of the list, e.g. `spec.machineImages[2].versions`. */
-  path: FieldPath;
+  readonly path: FieldPath;
   /** The machine image owning the list; undefined for the Kubernetes list. */
   image?: NamespacedMachineImage;
   versions: readonly ExpirableVersion[];

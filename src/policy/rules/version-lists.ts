@@ -3,7 +3,7 @@
 // Kubernetes list and each machine image's list).
 import { type FieldPath, fieldPath, type FieldViolation } from '../field.js';
 import type { Judged, NamespacedCloudProfileContext, Write } from '../rule.js';
-import type { ExpirableVersion, NamespacedCloudProfile } from '../types.js';
+import type { ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
 import { indexVersions, NO_VERSIONS } from './version-index.js';
 import type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
 
@@ -36,13 +36,29 @@ export function mergedTarget(ctx: ProfileWrite): Target | undefined {
   return ctx.kind === 'NamespacedCloudProfile' && ctx.merged ? { kind: 'merged', spec: ctx.merged, prefix: MERGED_SPEC } : undefined;
 }
 
+/** A version list whose path is built when a rule first reads it: a clean review never does. */
+class ListAt implements VersionList {
+  private at: FieldPath | undefined = undefined;
+
+  constructor(
+    private readonly prefix: FieldPath,
+    readonly versions: readonly ExpirableVersion[],
+    readonly image?: NamespacedMachineImage,
+    private readonly j = 0,
+  ) {}
+
+  get path(): FieldPath {
+    return (this.at ??= this.image ? this.prefix.child('machineImages').index(this.j).child('versions') : this.prefix.child('kubernetes', 'versions'));
+  }
+}
+
 export function kubernetesList(t: Pick<Target, 'spec' | 'prefix'>): VersionList | undefined {
   const versions = t.spec.kubernetes?.versions;
-  return versions ? { path: t.prefix.child('kubernetes', 'versions'), versions } : undefined;
+  return versions ? new ListAt(t.prefix, versions) : undefined;
 }
 
 export function imageLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
-  return (t.spec.machineImages ?? []).map((image, j) => ({ path: t.prefix.child('machineImages').index(j).child('versions'), image, versions: image.versions ?? [] }));
+  return (t.spec.machineImages ?? []).map((image, j) => new ListAt(t.prefix, image.versions ?? [], image, j));
 }
 
 export function versionLists(t: Pick<Target, 'spec' | 'prefix'>): VersionList[] {
