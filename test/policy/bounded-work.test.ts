@@ -1,7 +1,8 @@
 // Bounded work per review, whatever the input (issue 13): the limits at the edge on both sides,
 // and for every rule family an input 10–100× larger than real ones, answered with a bounded
-// message. Time bounds here are generous, so only a return to quadratic work breaks them; the
-// figures are measured by the benchmarks.
+// message. No time is asserted, so a slow machine cannot fail it: timing is bench/'s
+// (bench/limit-reviews.js times a review at each limit of the edge), and a return to quadratic
+// work at these sizes (seconds to minutes, or a crash) would still run past tap's timeout.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -12,24 +13,10 @@ import { LIMITS, parsePolicedObject } from '../../src/policy/parse.js';
 import type { Decision, RuleId } from '../../src/policy/decision.js';
 import { DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
 import type { ExpirableVersion, PolicedObject, Shoot } from '../../src/policy/types.js';
-import type { DecideInput } from '../helpers/objects.js';
 import { cloudProfile, config, decide, hoursFromNow, image, namespacedProfile, NOW, shoot } from '../helpers/objects.js';
 
-/**
- * Generous: each case takes 100–500 ms on a busy shared machine, and the quadratic work these
- * guard against took seconds to minutes (or crashed) at these sizes.
- */
-const SLOW_MS = 10_000;
-
-function timed(input: DecideInput): { d: Decision; ms: number } {
-  const start = performance.now();
-  const d = decide(input);
-  return { d, ms: performance.now() - start };
-}
-
 /** The answer is bounded: per rule, in the denial's lines and in its length. */
-function bounded(t: Test, d: Decision, ms: number, rule: RuleId): void {
-  t.ok(ms < SLOW_MS, `answered in ${ms.toFixed(0)} ms`);
+function bounded(t: Test, d: Decision, rule: RuleId): void {
   const mine = d.violations.filter((v) => v.rule === rule);
   t.ok(mine.length > 0, `${rule} denies`);
   t.ok(mine.length <= MAX_VIOLATIONS_PER_RULE + 1, `${mine.length} ${rule} violations kept`);
@@ -87,13 +74,10 @@ t.test('limits: at the limit allowed, one past denied, naming the list, the coun
 t.test('limits: the webhook denies under the SCHEMA label before any rule runs', async (t) => {
   const object = withK8s(3_000);
   const req: AdmissionRequest = { uid: 'u-limit', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' }, operation: 'CREATE', object };
-  const start = performance.now();
   const outcome = admit('validate', req, [], { now: NOW, config: config(), state: staticState([]) });
-  const ms = performance.now() - start;
   t.equal(outcome.response.allowed, false);
   t.equal(outcome.response.status?.message, '[SCHEMA] spec.kubernetes.versions: has 3,000 versions, more than the limit of 1,000 per list');
   t.same(outcome.rules, ['SCHEMA']);
-  t.ok(ms < SLOW_MS, `answered in ${ms.toFixed(0)} ms`);
 });
 
 t.test('schema errors are capped too', async (t) => {
@@ -115,8 +99,8 @@ for (const [kind, make] of [
 ] as const) {
   t.test(`SUPPORTED-PER-MINOR: 4,000 supported versions of one minor (${kind}) are one report`, async (t) => {
     const profile = cloudProfile({ kubernetes: ['1.31.0', ...versions(4_000, make)] });
-    const { d, ms } = timed({ operation: 'CREATE', object: profile, lifecycleGate: true });
-    bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+    const d = decide({ operation: 'CREATE', object: profile, lifecycleGate: true });
+    bounded(t, d, 'SUPPORTED-PER-MINOR');
     const spm = d.violations.filter((v) => v.rule === 'SUPPORTED-PER-MINOR');
     t.ok(spm.length <= 5, `${spm.length} lines: the report and at most four pointers`);
     t.match(spm[0]!.message, /in minor 1\.30, 1\.30\.0, 1\.30\.1, 1\.30\.2, 1\.30\.3, 1\.30\.4 and 3,995 more are all explicitly supported/);
@@ -125,8 +109,8 @@ for (const [kind, make] of [
 
 t.test('SUPPORTED-PER-MINOR: 100 minors of 40 clashing versions each: one report per minor, capped per rule', async (t) => {
   const kubernetes = versions(4_000, (i) => ({ version: `1.${Math.floor(i / 40)}.${i % 40}`, lifecycle: [{ classification: 'supported' }] }));
-  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }), lifecycleGate: true });
-  bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+  const d = decide({ operation: 'CREATE', object: cloudProfile({ kubernetes }), lifecycleGate: true });
+  bounded(t, d, 'SUPPORTED-PER-MINOR');
   t.match(d.violations.filter((v) => v.rule === 'SUPPORTED-PER-MINOR').at(-1)!.message, /^and 50 more violations of this rule$/);
 });
 
@@ -135,38 +119,38 @@ t.test('SUPPORTED-PER-MINOR: 100 minors of 40 clashing versions each: one report
 const many = 10_000;
 
 t.test('K8S-VERSIONS: 10,000 malformed versions', async (t) => {
-  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', ...versions(many, (i) => `v1.0.${i}`)] }) });
-  bounded(t, d, ms, 'K8S-VERSIONS');
+  const d = decide({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', ...versions(many, (i) => `v1.0.${i}`)] }) });
+  bounded(t, d, 'K8S-VERSIONS');
 });
 
 t.test('MACHINE-IMAGES: 10,000 image versions with unsupported runtimes and architectures', async (t) => {
   const bad = versions(many, (i) => ({ version: `${i}.0.0`, cri: [{ name: 'docker' }], architectures: ['s390x'] }));
-  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ images: [image('gardenlinux', bad)] }) });
-  bounded(t, d, ms, 'MACHINE-IMAGES');
+  const d = decide({ operation: 'CREATE', object: cloudProfile({ images: [image('gardenlinux', bad)] }) });
+  bounded(t, d, 'MACHINE-IMAGES');
 });
 
 t.test('CLASSIFICATION and LIFECYCLE-ORDER: 10,000 bad classifications and lifecycles', async (t) => {
   const kubernetes = ['1.40.0', ...versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, classification: 'expired' }))];
-  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
-  bounded(t, d, ms, 'CLASSIFICATION');
-  bounded(t, d, ms, 'LIFECYCLE-ORDER');
+  const d = decide({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
+  bounded(t, d, 'CLASSIFICATION');
+  bounded(t, d, 'LIFECYCLE-ORDER');
   const out = versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, lifecycle: [{ classification: 'expired' }, { classification: 'preview', startTime: hoursFromNow(-1) }] }));
-  const order = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.40.0', ...out] }), lifecycleGate: true });
-  bounded(t, order.d, order.ms, 'LIFECYCLE-ORDER');
+  const order = decide({ operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.40.0', ...out] }), lifecycleGate: true });
+  bounded(t, order, 'LIFECYCLE-ORDER');
 });
 
 t.test('one version with 10,000 lifecycle stages (past the edge, as evaluate() sees it)', async (t) => {
   const lifecycle = versions(10_000, (i) => ({ version: '', classification: i % 2 ? 'supported' : 'deprecated', startTime: hoursFromNow(i) }));
   const profile = cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', lifecycle: lifecycle as never }, { version: '1.30.1', lifecycle: [{ classification: 'supported' }] }] });
-  const { d, ms } = timed({ operation: 'CREATE', object: profile, lifecycleGate: true });
-  bounded(t, d, ms, 'LIFECYCLE-ORDER');
-  bounded(t, d, ms, 'SUPPORTED-PER-MINOR');
+  const d = decide({ operation: 'CREATE', object: profile, lifecycleGate: true });
+  bounded(t, d, 'LIFECYCLE-ORDER');
+  bounded(t, d, 'SUPPORTED-PER-MINOR');
 });
 
 t.test('PAST-EXPIRATION: 10,000 versions added already expired', async (t) => {
   const kubernetes = ['1.40.0', ...versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, classification: 'deprecated', expirationDate: hoursFromNow(-1) }))];
-  const { d, ms } = timed({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
-  bounded(t, d, ms, 'PAST-EXPIRATION');
+  const d = decide({ operation: 'CREATE', object: cloudProfile({ kubernetes }) });
+  bounded(t, d, 'PAST-EXPIRATION');
 });
 
 t.test('IN-USE: 5,000 removed versions, one of them used by 10,000 Shoots', async (t) => {
@@ -175,15 +159,15 @@ t.test('IN-USE: 5,000 removed versions, one of them used by 10,000 Shoots', asyn
   const old = cloudProfile({ kubernetes: [...kept, ...removed] });
   // 5,001 Shoots on the first removed version, one on each of the others.
   const users: Shoot[] = versions(many, (i) => `s-${i}`).map((name, i) => shoot({ name: name as string, version: removed[i < 5_000 ? 0 : i - 5_000]!, workers: [] }));
-  const { d, ms } = timed({ operation: 'UPDATE', oldObject: old, object: cloudProfile({ kubernetes: kept }), state: [old, ...users] });
-  bounded(t, d, ms, 'IN-USE');
+  const d = decide({ operation: 'UPDATE', oldObject: old, object: cloudProfile({ kubernetes: kept }), state: [old, ...users] });
+  bounded(t, d, 'IN-USE');
   t.match(d.violations[0]!.message, /and 4,991 more \(5,001 in total\)/, 'a removed version names ten of its Shoots and counts the rest');
 });
 
 t.test('NCP-OVERRIDES: 10,000 overrides of versions the parent lacks', async (t) => {
   const ncp = namespacedProfile({ kubernetes: versions(many, (i) => ({ version: `1.${Math.floor(i / 100)}.${i % 100}`, expirationDate: hoursFromNow(100) })) });
-  const { d, ms } = timed({ operation: 'CREATE', object: ncp, state: [cloudProfile()] });
-  bounded(t, d, ms, 'NCP-OVERRIDES');
+  const d = decide({ operation: 'CREATE', object: ncp, state: [cloudProfile()] });
+  bounded(t, d, 'NCP-OVERRIDES');
 });
 
 t.test('SHOOT-*: a Shoot with 10,000 worker pools on versions the profile does not offer', async (t) => {
@@ -193,12 +177,12 @@ t.test('SHOOT-*: a Shoot with 10,000 worker pools on versions the profile does n
   });
   const workers = versions(many, (i) => `pool-${i}`).map((name, i) => ({ name: name as string, kubernetes: '1.99.0', image: ['gardenlinux', `${5_000 + i}.0.0`] as [string, string] }));
   const old = shoot({ version: '1.29.0', workers: workers.map((w) => ({ ...w, kubernetes: '1.29.5' })) });
-  const { d, ms } = timed({ operation: 'UPDATE', oldObject: old, object: shoot({ version: '1.29.0', workers }), state: [profile] });
-  bounded(t, d, ms, 'SHOOT-VERSION-AVAILABLE');
-  bounded(t, d, ms, 'SHOOT-NO-MINOR-SKIP');
+  const d = decide({ operation: 'UPDATE', oldObject: old, object: shoot({ version: '1.29.0', workers }), state: [profile] });
+  bounded(t, d, 'SHOOT-VERSION-AVAILABLE');
+  bounded(t, d, 'SHOOT-NO-MINOR-SKIP');
   const worse = shoot({ version: '1.29.0', workers: workers.map((w) => ({ ...w, kubernetes: '1.28.0' })) });
-  const down = timed({ operation: 'UPDATE', oldObject: old, object: worse, state: [profile] });
-  bounded(t, down.d, down.ms, 'SHOOT-NO-DOWNGRADE');
+  const down = decide({ operation: 'UPDATE', oldObject: old, object: worse, state: [profile] });
+  bounded(t, down, 'SHOOT-NO-DOWNGRADE');
 });
 
 // --- no unbounded spread into a call ------------------------------------------------------
