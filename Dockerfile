@@ -2,7 +2,7 @@
 # The webhook image: compiled JavaScript and production dependencies on Node 22 LTS (Debian
 # bookworm, slim). ENTRYPOINT is the version-policy CLI: by default it serves the webhook (CMD),
 # and the same image runs `check` in CI. docs/operations/image.md has more; these commands are run
-# by test/image/production-install.test.ts (without Docker: see there what it cannot run).
+# by test/image/production-install.e2e.ts (without Docker: see there what it cannot run).
 #
 #   docker build -t version-policy --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" --build-arg CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)" .
 #

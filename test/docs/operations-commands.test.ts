@@ -424,7 +424,7 @@ t.test('every command in docs/operations works against the rendered chart or the
   for (const { where, text } of commands) {
     await t.test(`${where}: ${text.length > 100 ? `${text.slice(0, 97)}...` : text}`, async (t) => {
       if (/(^|&& )docker (run|build|stop)\b/.test(text)) {
-        t.ok(dockerExamples.includes(text), 'one of the Dockerfile examples, which test/image/production-install.test.ts runs');
+        t.ok(dockerExamples.includes(text), 'one of the Dockerfile examples, which test/image/production-install.e2e.ts runs');
         for (const p of text.matchAll(/-p (\d+):(\d+)/g)) ctx.ports.set(p[1]!, https);
         return;
       }
