@@ -5,8 +5,7 @@ import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+import { SERVICE_ACCOUNT_DIR } from './service-account.js';
 
 export type KubeConfigSource =
   | { from: 'config'; files: string[] }

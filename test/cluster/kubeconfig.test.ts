@@ -3,7 +3,8 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KubeConfigError, kubeConfigSource, loadKubeConfig, SERVICE_ACCOUNT_DIR } from '../../src/cluster/kubeconfig.js';
+import { KubeConfigError, kubeConfigSource, loadKubeConfig } from '../../src/cluster/kubeconfig.js';
+import { SERVICE_ACCOUNT_DIR } from '../../src/cluster/service-account.js';
 
 const kubeconfig = (server: string, context = 'ctx') =>
   [

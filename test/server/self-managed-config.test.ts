@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { resolveConfig } from '../../src/config.js';
-import { SERVICE_ACCOUNT_DIR } from '../../src/cluster/kubeconfig.js';
+import { SERVICE_ACCOUNT_DIR } from '../../src/cluster/service-account.js';
 import { createLogger } from '../../src/server/logging.js';
 import { startWebhook } from '../../src/server/run.js';
 import { podNamespace, selfManagedOptions } from '../../src/server/tls/self-managed-options.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SelfManagedConfig } from '../../config.js';
 import { ConfigError } from '../../config.js';
 import { parseDuration } from '../../policy/duration.js';
-import { SERVICE_ACCOUNT_DIR } from '../../cluster/kubeconfig.js';
+import { SERVICE_ACCOUNT_DIR } from '../../cluster/service-account.js';
 
 /**
  * Defaults, and why:
