@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { CHART, CI_VALUES, HELM3, KUBE_VERSION, NAMESPACE, RELEASE, helm, render } from '../helpers/helm.js';
+import { CHART, CI_VALUES, HELM3, NAMESPACE, helm, render, template } from '../helpers/helm.js';
 
 const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 
@@ -21,8 +21,8 @@ for (const values of [undefined, ...CI_VALUES]) {
   });
 
   t.test(`Helm 3 renders ${label} as Helm 4 does`, async (t) => {
-    const args = ['template', RELEASE, CHART, '--namespace', NAMESPACE, '--kube-version', KUBE_VERSION, ...(values ? ['-f', values] : [])];
-    const [four, three] = await Promise.all([helm(args), helm(args, HELM3)]);
+    const opts = { values: values ? [values] : [] };
+    const [four, three] = await Promise.all([template(opts), template(opts, HELM3)]);
     t.equal(four.code, 0, four.stderr);
     t.equal(three.code, 0, three.stderr);
     // Helm 4 writes blank lines where Helm 3 does not, and orders kinds its own way; the objects must agree.

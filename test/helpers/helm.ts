@@ -65,9 +65,23 @@ function templateArgs(opts: RenderOptions): string[] {
   ];
 }
 
+const templated = new Map<string, Promise<HelmResult>>();
+
+/**
+ * `helm template` with these options, run once per process: the chart does not change while a
+ * file's tests run, so its tests share each render instead of starting helm for every one.
+ */
+export function template(opts: RenderOptions = {}, binary = HELM): Promise<HelmResult> {
+  const args = templateArgs(opts);
+  const key = JSON.stringify([binary, args]);
+  let res = templated.get(key);
+  if (!res) templated.set(key, (res = helm(args, binary)));
+  return res;
+}
+
 /** `helm template` expected to fail; returns its error output. */
 export async function renderError(opts: RenderOptions): Promise<string> {
-  const res = await helm(templateArgs(opts));
+  const res = await template(opts);
   if (res.code === 0) throw new Error(`helm template ${JSON.stringify(opts)} succeeded, expected a failure`);
   return res.stderr;
 }
@@ -210,8 +224,9 @@ export class Rendered {
   }
 }
 
+/** The objects `helm template` renders, parsed anew for each caller (a test may change its copy). */
 export async function render(opts: RenderOptions = {}): Promise<Rendered> {
-  const res = await helm(templateArgs(opts));
+  const res = await template(opts);
   if (res.code !== 0) throw new Error(`helm template failed (${res.code}): ${res.stderr}`);
   const objects = parseAllDocuments(res.stdout)
     .map((doc) => {
