@@ -14,26 +14,27 @@ import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionList
 const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
 const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';
 
-// A stage's path is built only for a violation: most stages have none.
-const stagePath = (path: FieldPath, k: number) => path.child('lifecycle').index(k);
-const stageField = (path: FieldPath, k: number) => stagePath(path, k).child('classification');
+// Paths are built only for a violation: nearly every version and stage has none.
+const versionPath = (list: VersionList, i: number): FieldPath => list.path.index(i);
+const stagePath = (list: VersionList, i: number, k: number) => versionPath(list, i).child('lifecycle').index(k);
+const stageField = (list: VersionList, i: number, k: number) => stagePath(list, i, k).child('classification');
 
-function stageValues(stages: readonly LifecycleStage[], path: FieldPath, what: string): FieldViolation[] {
+function stageValues(stages: readonly LifecycleStage[], list: VersionList, i: number, what: string): FieldViolation[] {
   const out: FieldViolation[] = [];
   const seen = new Set<string>();
   stages.forEach((s, k) => {
     if (!WRITABLE_STAGES.includes(s.classification)) {
       const why = s.classification === 'unavailable' ? '; "unavailable" is derived (every stage still in the future) and cannot be written' : '';
-      out.push(notSupported(stageField(path, k), `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
+      out.push(notSupported(stageField(list, i, k), `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
     } else if (seen.has(s.classification)) {
-      out.push(duplicate(stageField(path, k), `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
+      out.push(duplicate(stageField(list, i, k), `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
     }
     seen.add(s.classification);
     const prev = stages[k - 1];
     if (prev && stageRank(prev.classification) > stageRank(s.classification) && stageRank(s.classification) > 0) {
       out.push(
         invalid(
-          stageField(path, k),
+          stageField(list, i, k),
           `lifecycle classifications not in expected order (preview, supported, deprecated, expired): ${s.classification} must be before ${prev.classification} in the lifecycle of ${what}`,
         ),
       );
@@ -42,7 +43,7 @@ function stageValues(stages: readonly LifecycleStage[], path: FieldPath, what: s
   return out;
 }
 
-function startTimes(stages: readonly LifecycleStage[], path: FieldPath, what: string): FieldViolation[] {
+function startTimes(stages: readonly LifecycleStage[], list: VersionList, i: number, what: string): FieldViolation[] {
   const out: FieldViolation[] = [];
   const first = stages[0];
   if (!first) return out;
@@ -52,7 +53,7 @@ function startTimes(stages: readonly LifecycleStage[], path: FieldPath, what: st
     if (s.startTime === undefined) {
       out.push(
         required(
-          stagePath(path, k),
+          stagePath(list, i, k),
           `only the leading lifecycle elements can have the start time optional: the ${s.classification} stage of ${what} has no startTime; give it one`,
         ),
       );
@@ -62,7 +63,7 @@ function startTimes(stages: readonly LifecycleStage[], path: FieldPath, what: st
     if (start < prev.start) {
       out.push(
         invalid(
-          stagePath(path, k),
+          stagePath(list, i, k),
           `lifecycle start times must be monotonically increasing: the ${s.classification} stage of ${what} starts at ${formatInstant(start)}, before the ${prev.classification} stage (${formatInstant(prev.start)}); equal start times are allowed`,
         ),
       );
@@ -72,17 +73,17 @@ function startTimes(stages: readonly LifecycleStage[], path: FieldPath, what: st
   return out;
 }
 
-function judgeVersion(list: VersionList, v: ExpirableVersion, path: FieldPath, gate: boolean, name: VersionNamer): FieldViolation[] {
+function judgeVersion(list: VersionList, v: ExpirableVersion, i: number, gate: boolean, name: VersionNamer): FieldViolation[] {
   const what = name(list, v).text;
   const out: FieldViolation[] = [];
   if (v.classification === 'expired' && !hasLifecycle(v)) {
-    out.push(forbidden(path.child('classification'), `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
+    out.push(forbidden(versionPath(list, i).child('classification'), `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
   }
   if (!hasLifecycle(v)) return out;
   if (!gate) {
     out.push(
       forbidden(
-        path.child('lifecycle'),
+        versionPath(list, i).child('lifecycle'),
         `lifecycles are not allowed with disabled VersionClassificationLifecycle feature gate: ${what} has a lifecycle; use classification and expirationDate, or turn the gate on (in gardener-apiserver and in this webhook's config)`,
       ),
     );
@@ -91,13 +92,13 @@ function judgeVersion(list: VersionList, v: ExpirableVersion, path: FieldPath, g
   if (hasLegacyFields(v)) {
     out.push(
       forbidden(
-        path,
+        versionPath(list, i),
         `cannot specify \`classification\` or \`expirationDate\` in combination with \`lifecycle\`: ${what} has both; express the classification and expiry as lifecycle stages`,
       ),
     );
   }
   const stages = v.lifecycle!;
-  return [...out, ...stageValues(stages, path, what), ...startTimes(stages, path, what)];
+  return [...out, ...stageValues(stages, list, i, what), ...startTimes(stages, list, i, what)];
 }
 
 function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): FieldViolation[] {
@@ -114,7 +115,7 @@ function turnedUnavailable(ctx: ProfileWrite, name: VersionNamer): FieldViolatio
       if (was === 'unavailable' || classificationAt(v, ctx.now) !== 'unavailable') return;
       out.push(
         forbidden(
-          list.path.index(i),
+          versionPath(list, i),
           `a version cannot be turned unavailable if it was already moved into a later lifecycle stage: ${name(list, v).text} is ${was} now, but every stage of its new lifecycle starts in the future, so it would become unavailable; keep a stage that has already started`,
         ),
       );
@@ -133,7 +134,7 @@ export const lifecycleOrder = defineRule({
     const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
-        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, list.path.index(i), ctx.lifecycleGate, name)) out.push(problem);
+        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, i, ctx.lifecycleGate, name)) out.push(problem);
       });
     }
     return [...out, ...turnedUnavailable(ctx, name)];

@@ -8,6 +8,9 @@ import { defineRule, WRITES } from '../rule.js';
 import { parseVersion } from '../versions.js';
 import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
+// Built only for a violation: nearly every pool has none.
+const versionField = (i: number) => workerPath(i).child('kubernetes', 'version');
+
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
 /** The kubelet may be up to three minors older than the API server. */
 const MAX_MINORS_BEHIND = 3;
@@ -37,14 +40,13 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   workersOf(shoot).forEach((w, i) => {
     const version = w.kubernetes?.version;
     if (!version) return;
-    const field = workerPath(i).child('kubernetes', 'version');
     const wv = parseVersion(version);
     if (cp && wv && wv.compare(cp) > 0) {
-      out.push(forbidden(field, `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`));
+      out.push(forbidden(versionField(i), `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`));
     } else if (cp && wv && tooFarBehind(wv, cp)) {
       out.push(
         forbidden(
-          field,
+          versionField(i),
           `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
         ),
       );
@@ -53,7 +55,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
     if (old && oldW && IN_PLACE.has(w.updateStrategy ?? '') && skipsMinor(kubeletVersionOf(old, oldW), version)) {
       out.push(
         forbidden(
-          field,
+          versionField(i),
           `worker pool "${w.name}": kubernetes version upgrade cannot skip a minor version when the update strategy is AutoInPlaceUpdate or ManualInPlaceUpdate: from "${kubeletVersionOf(old, oldW)}" to "${version}"`,
         ),
       );

@@ -25,6 +25,9 @@ export const shootVersionAvailable = defineRule({
   check: (ctx) => (deletingUpdate(ctx) ? [] : checkShoot(ctx)),
 });
 
+// Built only for a violation: nearly every pool has none.
+const imageField = (i: number) => workerPath(i).child('machine', 'image');
+
 interface Judged {
   shoot: Shoot;
   old: Shoot | undefined;
@@ -102,11 +105,10 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   const oldImg = oldW?.machine?.image;
   const sameImage = oldImg !== undefined && oldImg.name === img.name;
   if (sameImage && oldImg.version === img.version) return [];
-  const field = workerPath(i).child('machine', 'image');
   const image = j.entries.image(img.name);
   if (!image) {
     const names = listSome(j.profile.machineImages.map((m) => `"${m.name}"`), 10) || 'none';
-    return [notSupported(field, `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
+    return [notSupported(imageField(i), `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
   }
   const problem = versionProblem(j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version }), img.version, j.label, j.now);
   if (!problem) return [];
@@ -118,7 +120,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
       : '';
   return [
     notSupported(
-      field,
+      imageField(i),
       `worker pool "${w.name}": machine image version '${img.name}:${img.version}' is ${problem.text}${rule}, supported machine image versions are: ${j.choices(image.versions)}`,
     ),
   ];
@@ -163,7 +165,7 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
   if (meetsConstraint(constraint, kubelet)) return [];
   return [
     invalid(
-      workerPath(i).child('machine', 'image'),
+      imageField(i),
       `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'`,
     ),
   ];
