@@ -80,6 +80,8 @@ export interface RequestOptions {
   raw?: string | Buffer;
   ca?: string | string[];
   cert?: CertificatePair;
+  /** Connections to reuse (keep-alive); a new connection per request unless given. */
+  agent?: https.Agent;
 }
 
 export interface Reply {
@@ -101,7 +103,7 @@ export function request(port: number, method: string, path: string, body: string
         method,
         path,
         ca: opts.ca,
-        agent: false,
+        agent: opts.agent ?? false,
         ...(opts.cert ? { cert: opts.cert.certPem, key: opts.cert.keyPem } : {}),
         headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...opts.headers },
       },
