@@ -223,22 +223,22 @@ t.test('an object the schema rejects is left out of the cache and counted', asyn
   t.equal(await metric('version_policy_cluster_rejected_objects_total', { kind: 'Shoot' }), 1);
 });
 
+// Every wait here is an hour long, far past tap's timeout: a stop() that waited for one fails the
+// test by that timeout, with no clock in the test.
 t.test('stop() ends every watch and pending retry at once', async (t) => {
   t.test('while watching', async (t) => {
-    const { fake, informers, watching } = await setup(t);
+    const { fake, informers, watching } = await setup(t, { informer: { maxStaleMs: 4 * 3_600_000, watchTimeoutSeconds: 3600 } });
     await informers.whenSynced();
     await watching();
-    const started = Date.now();
     await informers.stop();
-    t.ok(Date.now() - started < 1000, 'promptly');
+    t.pass('stopped, not after the hour-long watch');
     await until('the server saw every watch close', () => fake.watchCount() === 0);
   });
   t.test('while backing off from an unreachable server', async (t) => {
-    const { informers, lines } = await setup(t, { fake: { down: true }, informer: { backoff: { initialMs: 60_000, maxMs: 60_000 } } });
+    const { informers, lines } = await setup(t, { fake: { down: true }, informer: { backoff: { initialMs: 3_600_000, maxMs: 3_600_000 } } });
     await until('a failed attempt', () => lines.some((l) => String(l.msg).includes('failed; retrying')));
-    const started = Date.now();
     await informers.stop();
-    t.ok(Date.now() - started < 1000, 'promptly, not after the 60 s backoff');
+    t.pass('stopped, not after the hour-long backoff');
     await t.rejects(informers.whenSynced(), /stopped before they synced/);
   });
 });
