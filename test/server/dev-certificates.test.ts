@@ -1,5 +1,5 @@
 // Where `serve` writes its dev certificate. The fallback for an unwritable working directory is
-// run for real as the image's non-root user in test/image/production-install.test.ts (as root,
+// run for real as the image's non-root user in test/image/production-install.e2e.ts (as root,
 // as these tests may run, permission bits do not refuse a write).
 import { X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
