@@ -1,6 +1,6 @@
 // A relist builds the new snapshot beside the serving one, in slices that let the event loop run,
 // and swaps it in at once: buildStore() on its own (5,000 Shoots from memory), then the informer
-// relisting 2,000 changed Shoots from the fake API server while admissions are judged.
+// relisting 500 changed Shoots from the fake API server while admissions are judged.
 import t from 'tap';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
 import { buildStore } from '../../../src/cluster/informers/relist.js';
@@ -92,10 +92,10 @@ t.test('buildStore: an unchanged object is taken over as it is; a rejected one i
   t.equal(await pending, undefined, 'aborted: nothing to swap in');
 });
 
-t.test('the informer relists 2,000 changed Shoots while the old snapshot serves; every admission sees the old state or the new', async (t) => {
-  const n = 2_000;
+t.test('the informer relists 500 changed Shoots while the old snapshot serves; every admission sees the old state or the new', async (t) => {
+  const n = 500;
   const objects = [PROFILE, ...Array.from({ length: n }, (_, i) => onAws(`s-${i}`, '1.30.1'))];
-  const { fake, index, informers, metric, logged, watching } = await setup(t, { objects, informer: { pageSize: 100 } });
+  const { fake, index, informers, metric, logged, watching } = await setup(t, { objects, fake: { historyLimit: 200 }, informer: { pageSize: 50 } });
   await informers.whenSynced();
   await watching();
   const judged = config({ defaulting: { lifecycle: { enabled: false } } });
@@ -105,14 +105,14 @@ t.test('the informer relists 2,000 changed Shoots while the old snapshot serves;
   let turn = 0;
   const loop = loopWatch(() => {
     const state = `${index.kubernetesVersionShootCount(CP, '1.30.1')}/${index.kubernetesVersionShootCount(CP, '1.31.0')}/${index.count('Shoot')}`;
-    // A full decision every 25th turn: IN-USE lists up to 2,000 users.
+    // A full decision every 25th turn: IN-USE lists up to 500 users.
     const allowed = turn++ % 25 === 0 ? evaluate(removal, { now: NOW, config: judged, state: index }).allowed : undefined;
     samples.push({ at: Date.now(), state, ...(allowed === undefined ? {} : { allowed }) });
   });
   t.teardown(() => void loop.stop());
 
-  // In one tick: the watches drop and every Shoot moves to 1.31.0; 2,000 events overrun the
-  // fake's history of 1,000, so the resumed watch is answered 410 and the informer relists.
+  // In one tick: the watches drop and every Shoot moves to 1.31.0; 500 events overrun the
+  // fake's history of 200, so the resumed watch is answered 410 and the informer relists.
   const dropped = Date.now();
   fake.dropWatches();
   for (let i = 0; i < n; i++) fake.modify(served(onAws(`s-${i}`, '1.31.0')));
