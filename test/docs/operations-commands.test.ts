@@ -129,7 +129,11 @@ function words(segment: string): string[] {
 
 type Obj = K8sObject & Record<string, unknown> & { spec?: Record<string, unknown> };
 
-async function renderUnion(): Promise<Obj[]> {
+// Rendered once for both tests, which only read the objects: each helm template is a Go process.
+let rendered: Promise<Obj[]> | undefined;
+const renderUnion = () => (rendered ??= renderAll());
+
+async function renderAll(): Promise<Obj[]> {
   const sets = [[], ...CI_VALUES.map((f) => ['-f', f]), ['--set', 'networkPolicy.enabled=true,prometheusRule.enabled=true,autoscaling.enabled=true,serviceMonitor.enabled=true']];
   const all: Obj[] = [];
   for (const extra of sets) {
