@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { parse, stringify } from 'yaml';
-import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir, untracked } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, plainCommand, runPlainCommand, tempDir, untracked } from '../helpers/run-cli.js';
 import { until } from '../helpers/until.js';
 
 // A few CLI runs and openssl calls; on a shared machine more than tap's default.
@@ -85,25 +85,13 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<
   });
 }
 
-// `version-policy WORDS [> FILE]` with no quoting, expansion or glob: the shell would split it on
-// blanks alone, so main() in-process runs it as bash would run the built CLI, without a node start.
-const inProcessForm = (text: string) => /^version-policy ([^'"\\$`*?[\]{}~|;&<>()]+?)(?: > ([^\s'"\\$`*?<>|;&]+))?$/.exec(text);
-
-async function version(text: string, cwd: string): Promise<CliRun> {
-  const [, words = '', out] = inProcessForm(text) ?? [];
-  const run = await inProcess(words.trim().split(/\s+/), { cwd });
-  if (out === undefined) return run;
-  await writeFile(join(cwd, out), run.stdout);
-  return { ...run, stdout: '' };
-}
-
 t.test('version-policy and certs/generate.sh commands run as written', async (t) => {
   const dir = await scratch(t);
   const commands = ALL.filter((c) => /^(version-policy |certs\/generate\.sh)/.test(c.text) && runsHere(c));
   t.ok(commands.some((c) => c.text.startsWith('certs/')) && commands.some((c) => c.text.includes('--output html')), commands.map((c) => c.text).join('\n'));
   for (const c of commands) {
     const text = c.text.replace(/ \/tmp\/c /, ` ${join(dir, 'c')} `);
-    const run = await (inProcessForm(text) ? version(text, dir) : sh(text, dir));
+    const run = await (plainCommand(text) ? runPlainCommand(text, dir) : sh(text, dir));
     t.ok(run.code === 0 || (run.code === 1 && /^version-policy check /.test(text)), `${c.where}: ${c.text} (exit ${run.code})\n${run.stderr}`);
   }
   t.match(await readFile(join(dir, 'timeline.html'), 'utf8'), /^<!doctype html>/i, 'the timeline page is written');

@@ -92,6 +92,21 @@ function collector(): { stream: Writable; text(): string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
+/**
+ * A documented `version-policy WORDS [> FILE]` with no quoting, expansion or glob: the shell would
+ * split it on blanks alone, so main() in-process runs it as bash would run the built CLI.
+ */
+export const plainCommand = (text: string) => /^version-policy ([^'"\\$`*?[\]{}~|;&<>()]+?)(?: > ([^\s'"\\$`*?<>|;&]+))?$/.exec(text);
+
+/** A `plainCommand` through main() in `cwd`, its `> FILE` written there. */
+export async function runPlainCommand(text: string, cwd: string): Promise<CliRun> {
+  const [, words = '', out] = plainCommand(text) ?? [];
+  const run = await inProcess(words.trim().split(/\s+/), { cwd });
+  if (out === undefined) return run;
+  await writeFile(join(cwd, out), run.stdout);
+  return { ...run, stdout: '' };
+}
+
 /** A fresh directory under the OS temp dir; removed when `t` ends. */
 export async function tempDir(t: { teardown(fn: () => Promise<void>): void }, prefix = 'version-policy-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
