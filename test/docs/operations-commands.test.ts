@@ -13,10 +13,8 @@
 // - docker: each line must be one of the Dockerfile's examples, which test/image runs.
 // - certs/generate.sh runs for real, in a scratch copy of the files the docs read.
 import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -24,6 +22,7 @@ import fastJsonPatch from 'fast-json-patch';
 import t, { type Test } from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
+import { freePort } from '../helpers/free-port.js';
 import { CHART, CI_VALUES, HELM, KUBE_VERSION, ROOT, type K8sObject } from '../helpers/helm.js';
 import { CLEAN_ENV, CLI, tempDir, untracked } from '../helpers/run-cli.js';
 
@@ -379,14 +378,6 @@ async function checkHelm(t: Test, segment: string, argv: string[], ctx: Ctx): Pr
   } else {
     t.fail(`a helm command this test does not check: ${verb}`);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 t.test('every command in docs/operations works against the rendered chart or the running server', async (t) => {

@@ -12,13 +12,12 @@ import { once } from 'node:events';
 import { chmod, chown, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import https from 'node:https';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
+import { freePort } from '../helpers/free-port.js';
 import { ROOT } from '../helpers/helm.js';
 import { cmd, entrypoint, last, runtimeStage } from './dockerfile.js';
 
@@ -46,14 +45,6 @@ async function imageUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const [uid = '0', gid = uid] = (last(await runtimeStage(), 'USER') ?? '0').split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
 }
 
 function healthz(port: number, ca: string): Promise<number> {
