@@ -1,9 +1,9 @@
 // Work against time for evaluate() as the versions grow: machine instructions per evaluate(),
 // counted by valgrind (cachegrind without its cache model), next to the CPU time per call on
-// the bare machine, for the inputs of core.js's growth table (10 to 10,000 versions, 1,000
-// Shoots). When instructions grow ×10 per 10× of versions and time grows more, the difference is
-// the cost per instruction (a working set past the CPU caches), not an algorithm that grows
-// faster than the lists.
+// the bare machine, for the inputs of core.js's growth table (10 to 4,000 versions, the largest
+// profile the edge accepts; 1,000 Shoots). When instructions grow ×10 per 10× of versions and
+// time grows more, the difference is the cost per instruction (a working set past the CPU
+// caches), not an algorithm that grows faster than the lists.
 //
 //   node bench/instructions.js      (after `npm run build`; needs valgrind; about two minutes)
 //
@@ -13,17 +13,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { evaluate } from '../dist/policy/evaluate.js';
-import { scenario } from './core.js';
+import { per10x, scenario, VERSION_SIZES, versionInputs } from './core.js';
 
-const SIZES = [10, 100, 1000, 10_000];
 /** Calls per run, as evaluate() calls × versions: the same instruction budget at every size. */
 const BUDGET = { few: 400_000, many: 1_200_000 };
 
-const inputs = (n) => ({ k8s: Math.max(4, n / 10), images: 9, imageVersions: n / 10, shootCount: 1000, removeInUse: false });
 const callsFor = (n, budget) => Math.max(4, Math.round(budget / n));
 
 function child(n, calls, warmup) {
-  const sc = scenario(inputs(n));
+  const sc = scenario(versionInputs(n));
   for (let i = 0; i < warmup; i++) evaluate(sc.request, sc.opts);
   const start = process.cpuUsage();
   for (let i = 0; i < calls; i++) evaluate(sc.request, sc.opts);
@@ -60,7 +58,7 @@ if (args[0] === '--child') {
     console.error('valgrind is not installed: nothing to count with');
     process.exit(2);
   }
-  const rows = SIZES.map((n) => {
+  const rows = VERSION_SIZES.map((n) => {
     const few = callsFor(n, BUDGET.few);
     const many = callsFor(n, BUDGET.many);
     const perCall = (instructions(n, many) - instructions(n, few)) / (many - few);
@@ -72,7 +70,7 @@ if (args[0] === '--child') {
   console.log('|---|---|---|---|---|---|');
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
-    const x = (a, b) => (b ? `×${(a / b).toFixed(2)}` : '');
+    const x = (a, b) => (b ? `×${per10x(a / b, prev.n, r.n).toFixed(2)}` : '');
     console.log(`| ${r.n.toLocaleString('en')} | ${(r.instructions / 1e6).toFixed(2)} M | ${x(r.instructions, prev?.instructions)} | ${r.us.toFixed(1)} | ${x(r.us, prev?.us)} | ${((r.us * 1e6) / r.instructions).toFixed(0)} |`);
   });
 }
