@@ -1,5 +1,5 @@
 // Writes charts/version-policy/README.md from Chart.yaml, values.schema.json (types and
-// descriptions) and values.yaml (defaults). test/chart/readme.test.ts fails when the committed
+// descriptions) and values.yaml (defaults). test/chart/readme.part.ts fails when the committed
 // README differs from what this prints, so the schema stays the one place a value is described.
 //   npm run chart-readme
 import { readFileSync, writeFileSync } from 'node:fs';

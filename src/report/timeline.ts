@@ -9,7 +9,7 @@ import { minorKey, stagesOf } from '../policy/versions.js';
 import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
 import type { TimelineWindow } from './window.js';
 
-/** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.test.ts). */
+/** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.part.ts). */
 export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
 
 /** An expiry a NamespacedCloudProfile extends against its parent's (extended.ts finds them). */

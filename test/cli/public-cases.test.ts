@@ -1,5 +1,5 @@
 // One public case per rule, operation and verdict through the built CLI (every case runs through
-// evaluate() in test/policy/public-cases.test.ts; this proves the CLI's plumbing): the case's object (its oldObject with --delete) in a
+// evaluate() in test/policy/public-cases.part.ts; this proves the CLI's plumbing): the case's object (its oldObject with --delete) in a
 // file, its cluster state in --state (an empty List where the case has none: a landscape with
 // nothing in it, which is not the same as no state at all), --now, --feature-gates and a --config
 // that turns lifecycle defaulting on only for DEFAULT-LIFECYCLE cases. The JSON verdict must meet

@@ -39,7 +39,7 @@ interface DocCommand {
 }
 
 /**
- * The pages this test checks. certificates.md is checked by test/server/self-managed-docs.test.ts,
+ * The pages this test checks. certificates.md is checked by test/server/self-managed-docs.part.ts,
  * which runs its commands against the Secret and webhook configurations a real server wrote: what
  * they read exists only once the server ran, not in the rendered chart.
  */

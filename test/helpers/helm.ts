@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHART = join(ROOT, 'charts/version-policy');
 const BIN = process.env.E2E_BIN ?? execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], { encoding: 'utf8' }).trim();
-/** Helm 4, what the chart tests run; HELM3 renders and lints the chart too (test/chart/lint.test.ts). */
+/** Helm 4, what the chart tests run; HELM3 renders and lints the chart too (test/chart/lint.part.ts). */
 export const HELM = join(BIN, 'helm4');
 export const HELM3 = join(BIN, 'helm3');
 export const RELEASE = 'version-policy';

@@ -37,7 +37,7 @@ t.test("values.schema.json checks config against the server's own schema", async
     valuesSchema.properties.config = expectedConfigSchema();
     writeFileSync(SCHEMA_FILE, `${JSON.stringify(valuesSchema, null, 2)}\n`);
   }
-  t.same(valuesSchema.properties.config, expectedConfigSchema(), 'out of date: run UPDATE_CHART_SCHEMA=1 npx tap test/chart/config.test.ts');
+  t.same(valuesSchema.properties.config, expectedConfigSchema(), 'out of date: run UPDATE_CHART_SCHEMA=1 npx tap test/chart/config.part.ts');
 });
 
 for (const values of [undefined, ...CI_VALUES]) {

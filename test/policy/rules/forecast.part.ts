@@ -1,6 +1,6 @@
 // FORECAST: a profile UPDATE whose maintenance forecast meets a condition of `forecast.deny`. By
 // default it denies nothing and says the findings as warnings; the analysis itself has its own
-// table (test/policy/forecast/admission.test.ts).
+// table (test/policy/forecast/admission.part.ts).
 import t from 'tap';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { PolicedObject } from '../../../src/policy/types.js';

@@ -64,7 +64,7 @@ t.test('both configurations allow dry-run, speak v1 and fail closed by default',
       t.same(
         wh.matchConditions?.map((c) => c.name),
         ['exempt-gardener-users', 'exempt-gardener-groups', ...(config.kind === VALIDATING ? ['shoot-update-changes-judged-fields'] : [])],
-        "the chart's matchConditions (test/chart/match-conditions.test.ts evaluates them)",
+        "the chart's matchConditions (test/chart/match-conditions.part.ts evaluates them)",
       );
       t.match(wh.name, /^[a-z0-9-]+(\.[a-z0-9-]+){2,}$/, 'a fully qualified webhook name');
       t.same(wh.clientConfig.service, { name: service.metadata.name, namespace: NAMESPACE, path: wh.clientConfig.service.path, port: 443 });

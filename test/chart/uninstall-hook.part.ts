@@ -1,7 +1,7 @@
 // The pre-delete hook, as the real helm binary renders it: a Job that runs this image's
 // `remove-webhooks` on exactly the two rendered webhook configurations, with RBAC that allows that
 // and nothing else, all created before the Job and removed after it. (The command itself is tested
-// against the fake API server in test/cli/remove-webhooks.test.ts.)
+// against the fake API server in test/cli/remove-webhooks.part.ts.)
 import t from 'tap';
 import { NAMESPACE, render, type Annotated, type Deployment, type K8sObject, type PolicyRule, type Service, type WebhookConfiguration } from '../helpers/helm.js';
 

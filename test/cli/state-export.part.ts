@@ -12,9 +12,6 @@ import { readObjectFile } from '../../src/cluster/object-files.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { runCli, tempDir, writeFiles } from '../helpers/run-cli.js';
 
-// A dozen CLI runs, most side by side; on a shared machine more than tap's default.
-t.setTimeout(240_000);
-
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const DEMO_STATE = fixture('demo-state.yaml');
 const REMOVAL = fixture('demo-aws-without-1.31.7.yaml');

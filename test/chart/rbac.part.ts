@@ -17,7 +17,7 @@ for (const values of [undefined, ...CI_VALUES]) {
   t.test(`RBAC is read-only on exactly the three policed resources (${values ? basename(values) : 'defaults'})`, async (t) => {
     const r = await render({ values: values ? [values] : [] });
     // Every other rule names its objects (the self-managed certificates' Secret and webhook
-    // configurations: test/chart/self-managed.test.ts).
+    // configurations: test/chart/self-managed.part.ts).
     const others = [...r.all<ClusterRole>('Role'), ...r.all<ClusterRole>('ClusterRole').filter((c) => c.metadata.name !== RELEASE && c.metadata.name !== CI_READER)];
     t.ok(others.flatMap((o) => o.rules).every((rule) => rule.resourceNames?.length), 'any other role names its objects');
     const role = r.one<ClusterRole>('ClusterRole', RELEASE);
