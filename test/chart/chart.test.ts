@@ -5,5 +5,4 @@ import { importParts } from '../helpers/parts.js';
 
 t.setTimeout(480_000);
 
-const parts = await importParts(new URL('./', import.meta.url));
-if (parts.length < 12) throw new Error(`only ${parts.length} chart parts found: ${parts.join(', ')}`);
+await importParts(new URL('./', import.meta.url), 12);

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
@@ -16,7 +17,6 @@ import { createLogger } from '../../src/server/logging.js';
 import { ListenError, startWebhook } from '../../src/server/run.js';
 import { attr, byClass, elements, hasClass, one, parsePage, textOf } from '../helpers/html-dom.js';
 import { config } from '../helpers/objects.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { request, startServer, type TestServer } from '../helpers/server.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
