@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStaticState, staticState } from '../dist/cluster/static-state.js';
-import { forecastFleet } from '../dist/policy/forecast/index.js';
+import { forecastFleet } from '../dist/gardener/forecast/index.js';
 import { fleet, NOW, stamp } from './fleet.js';
 
 const SHOOTS = Number(process.argv[2] ?? 10_000);

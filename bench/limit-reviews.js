@@ -1,4 +1,4 @@
-// One review at each documented limit (src/policy/limits.ts, docs/running.md), through admit() in
+// One review at each documented limit (src/api/limits.ts, docs/running.md), through admit() in
 // process (after `npm run build`): the CPU time of one review, from the AdmissionRequest to the
 // AdmissionResponse (schema, limits, the mutating path, every rule, the patch), measured with
 // process.threadCpuUsage() around admit(): the main thread's CPU, the time the review holds the
@@ -13,7 +13,7 @@
 import { admit } from '../dist/admission/handler.js';
 import { staticState } from '../dist/cluster/static-state.js';
 import { resolveConfig } from '../dist/config.js';
-import { LIMITS, SHOOT_LIMITS, STORED_CEILING } from '../dist/policy/limits.js';
+import { LIMITS, SHOOT_LIMITS, STORED_CEILING } from '../dist/api/limits.js';
 
 const NOW = Date.parse('2026-09-01T00:00:00Z');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { MUTATING_RULES } from '../src/policy/mutating-rules.js';
 import { RULES } from '../src/policy/rules/index.js';
-import type { Kind, Operation } from '../src/policy/types.js';
+import type { Kind, Operation } from '../src/api/types.js';
 
 /** What a copy shows of a rule. */
 export interface ListedRule {

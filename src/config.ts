@@ -3,8 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { DURATION_PATTERN } from './policy/duration.js';
-import { FORECAST_CONDITIONS } from './policy/forecast/admission.js';
+import { DURATION_PATTERN } from './gardener/duration.js';
+import { FORECAST_CONDITIONS } from './gardener/forecast/profile-change.js';
 import type { PolicyConfig } from './policy/policy-config.js';
 import { RULE_IDS } from './policy/rules/index.js';
 

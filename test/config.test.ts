@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, defaultConfig, loadConfig, resolveConfig } from '../src/config.js';
 import { RULE_IDS } from '../src/policy/rules/index.js';
-import { parseDuration } from '../src/policy/duration.js';
+import { parseDuration } from '../src/gardener/duration.js';
 
 t.test('every key is optional and the defaults are the product recommendation', async (t) => {
   const c = defaultConfig();

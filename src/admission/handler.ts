@@ -1,9 +1,9 @@
 // The admission handler: one AdmissionRequest in, one AdmissionResponse out, plus what the log
 // line and the metrics need. No HTTP here (the server owns transport); no I/O (evaluate is pure).
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
-import type { FieldError } from '../policy/parse.js';
+import type { FieldError } from '../api/parse.js';
 import type { Decision, RuleId } from '../policy/decision.js';
 import { formatDenial } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';

@@ -1,10 +1,10 @@
 // AdmissionRequest → PolicyRequest: the typed adapter between the wire and the policy core.
 // Kinds and operations we do not police are said to be so; objects of kinds we police are checked
 // against their schema here, at the edge, so a malformed one is refused with its fields named.
-import type { FieldError, ParseOptions } from '../policy/parse.js';
-import { isPolicedKind, parsePolicedObject } from '../policy/parse.js';
+import type { FieldError, ParseOptions } from '../api/parse.js';
+import { isPolicedKind, parsePolicedObject } from '../api/parse.js';
 import type { PolicyRequest } from '../policy/rule.js';
-import type { Kind, Operation, PolicedObject } from '../policy/types.js';
+import type { Kind, Operation, PolicedObject } from '../api/types.js';
 import type { AdmissionRequest } from './review.js';
 
 export const GARDENER_GROUP = 'core.gardener.cloud';

@@ -6,7 +6,7 @@
 // Everything else wrong (a wrong apiVersion or kind, a malformed request) is answered inside an
 // AdmissionReview with the uid echoed and allowed: false.
 import { Ajv, type ErrorObject } from 'ajv';
-import { pointerToField } from '../policy/parse.js';
+import { pointerToField } from '../api/parse.js';
 import { MAX_UID_LENGTH } from './limits.js';
 
 export const REVIEW_API_VERSION = 'admission.k8s.io/v1';

@@ -5,8 +5,8 @@ import { stat } from 'node:fs/promises';
 import { InputError, nonEmpty, type ParsedFile, parseDocuments, type ReadOptions, readSourceText, type SourcedObject } from '../cluster/object-files.js';
 import { ClusterIndex } from '../cluster/cluster-index.js';
 import { staticState } from '../cluster/static-state.js';
-import type { ClusterState } from '../policy/cluster-state.js';
-import type { PolicedObject } from '../policy/types.js';
+import type { ClusterState } from '../api/cluster-state.js';
+import type { PolicedObject } from '../api/types.js';
 
 /** The source name that means standard input. */
 export const STDIN = '-';

@@ -4,11 +4,11 @@
 // path changed is reported as the defaults applied.
 import { jsonPatch } from '../admission/patch.js';
 import type { SourcedObject } from '../cluster/object-files.js';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
 import type { PolicyRequest } from '../policy/rule.js';
-import type { PolicedObject } from '../policy/types.js';
+import type { PolicedObject } from '../api/types.js';
 import type { Defaulted, JudgedObject } from './check-output.js';
 import { identity } from './check-inputs.js';
 

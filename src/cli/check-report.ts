@@ -1,7 +1,7 @@
 // What a `check` run found, in the shapes every output format reads (check-output.ts, check-junit.ts).
 import type { Place } from '../cluster/object-files.js';
 import type { Violation } from '../policy/decision.js';
-import type { Kind, Operation, PolicedObject } from '../policy/types.js';
+import type { Kind, Operation, PolicedObject } from '../api/types.js';
 
 /** One change the mutating path made: a JSON Patch operation, with the field spelled for people. */
 export interface Defaulted {

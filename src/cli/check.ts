@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } from '../cluster/object-files.js';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState } from './check-inputs.js';
 import { judgeAll } from './check-judge.js';
 import { type JudgedObject, objectName, type OutputFormat, OUTPUT_FORMATS, render, type ReportedError, type SkippedResult } from './check-output.js';

@@ -1,7 +1,7 @@
 // `explain` output: aligned text tables per profile, the same data as JSON, or the timeline page
 // as HTML. The renderers live in src/report/, where the server's /profiles pages use them too.
-import type { ExplainReport } from '../policy/version-report.js';
-import { formatInstant } from '../policy/versions.js';
+import type { ExplainReport } from '../report/version-report.js';
+import { formatInstant } from '../gardener/versions.js';
 import type { ExplainedProfile } from '../report/profile.js';
 import { renderExplainText } from '../report/text.js';
 import { renderTimelinePage } from '../report/timeline-page.js';

@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { InputError, readObjectFile } from '../cluster/object-files.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadStaticState } from '../cluster/static-state.js';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { explainProfile, type ExplainedProfile, MissingParentError, type Profile } from '../report/profile.js';
 import { DEFAULT_FROM, DEFAULT_TO, parseWindowBound, resolveWindow, type TimelineWindow, type WindowBound, WindowError } from '../report/window.js';
 import { UsageError } from './errors.js';

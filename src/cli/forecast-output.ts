@@ -1,8 +1,8 @@
 // `forecast` output: text grouped by date, profile and version; JSON; and iCalendar (RFC 5545),
 // one event per forced update, for an operator's or a team's calendar.
 import { createHash } from 'node:crypto';
-import { componentText, type ForecastChange, type Forecast, type ForecastEvent } from '../policy/forecast/index.js';
-import { formatInstant } from '../policy/versions.js';
+import { componentText, type ForecastChange, type Forecast, type ForecastEvent } from '../gardener/forecast/index.js';
+import { formatInstant } from '../gardener/versions.js';
 
 export const FORECAST_FORMATS = ['text', 'json', 'ics'] as const;
 export type ForecastFormat = (typeof FORECAST_FORMATS)[number];

@@ -3,10 +3,10 @@
 // by window; with --proposed, only what the proposed profile changes. Input errors exit 2.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { staticState } from '../cluster/static-state.js';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { loadConfig } from '../config.js';
-import { diffForecasts, forecastFleet } from '../policy/forecast/index.js';
-import type { PolicedObject } from '../policy/types.js';
+import { diffForecasts, forecastFleet } from '../gardener/forecast/index.js';
+import type { PolicedObject } from '../api/types.js';
 import { identity, readOld } from './check-inputs.js';
 import { UsageError } from './errors.js';
 import { asUsageError, loadState } from './explain.js';

@@ -2,10 +2,10 @@
 // object at a time. Static state (files) fills it once; the informers apply every watch event to
 // it, and a relist builds a fresh store beside the serving one and swaps it in with one
 // assignment, so a request sees the old snapshot or the new one, never a half-built one.
-import type { CloudProfile, Kind, NamespacedCloudProfile, PolicedObject, ProfileRef, Shoot } from '../policy/types.js';
+import type { CloudProfile, Kind, NamespacedCloudProfile, PolicedObject, ProfileRef, Shoot } from '../api/types.js';
 import { CloudProfileStore, NamespacedProfileStore } from './profile-stores.js';
 import { ShootStore } from './shoot-store.js';
-import type { ClusterState, VersionUse } from '../policy/cluster-state.js';
+import type { ClusterState, VersionUse } from '../api/cluster-state.js';
 
 export interface StoreOf {
   CloudProfile: CloudProfileStore;

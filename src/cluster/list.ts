@@ -2,8 +2,8 @@
 // trimmed as it arrives, so a 100,000-Shoot list never sits in memory as raw JSON. The pages of
 // one list share the first page's snapshot; the list's resourceVersion is where a watch resumes.
 // `check --cluster` takes the whole list at once (listAll); the informers page by page (listPages).
-import type { FieldError } from '../policy/parse.js';
-import type { PolicedObject } from '../policy/types.js';
+import type { FieldError } from '../api/parse.js';
+import type { PolicedObject } from '../api/types.js';
 import type { ApiConnection } from './api-client.js';
 import { ApiError, getJson } from './api-client.js';
 import type { Resource } from './resources.js';

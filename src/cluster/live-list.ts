@@ -9,7 +9,7 @@ import type { ListResult } from './list.js';
 import { listAll } from './list.js';
 import type { Resource } from './resources.js';
 import { RESOURCES } from './resources.js';
-import { formatFieldErrors } from '../policy/parse.js';
+import { formatFieldErrors } from '../api/parse.js';
 
 export interface ListOptions {
   /** Kubeconfig path; '' = in-cluster, then KUBECONFIG, then ~/.kube/config. */

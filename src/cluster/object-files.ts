@@ -4,8 +4,8 @@
 // an error, or (for `check`, which reads whole manifest folders) skipped and reported.
 import { readFile } from 'node:fs/promises';
 import { Composer, type Document, isNode, isScalar, LineCounter, Parser } from 'yaml';
-import { type FieldError, formatFieldErrors, isPolicedKind, parsePolicedObject } from '../policy/parse.js';
-import type { PolicedObject } from '../policy/types.js';
+import { type FieldError, formatFieldErrors, isPolicedKind, parsePolicedObject } from '../api/parse.js';
+import type { PolicedObject } from '../api/types.js';
 
 export class InputError extends Error {
   override name = 'InputError';

@@ -1,6 +1,6 @@
 // The CloudProfiles and NamespacedCloudProfiles of the cluster state. Profiles are few (tens to
 // hundreds); the only index beyond the name is "the NamespacedCloudProfiles of a parent".
-import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
+import type { CloudProfile, NamespacedCloudProfile } from '../api/types.js';
 
 const nsName = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 

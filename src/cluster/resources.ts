@@ -1,7 +1,7 @@
 // The three resources the cluster layer reads, and nothing else (the RBAC in
 // docs/cluster-state.md and the Helm chart grants get/list/watch on exactly these).
-import type { Kind } from '../policy/types.js';
-import { GROUP_VERSION } from '../policy/types.js';
+import type { Kind } from '../api/types.js';
+import { GROUP_VERSION } from '../api/types.js';
 
 export interface Resource {
   kind: Kind;

@@ -1,10 +1,10 @@
 // The Shoots of the cluster state and their version indexes: which Shoots use which version on
 // which profile. Lookups the admission path makes cost O(answer), never O(all Shoots); how many
 // Shoots use a version costs O(1).
-import type { ProfileRef, Shoot } from '../policy/types.js';
-import { effectiveProfileRef, profileRefKey } from '../policy/types.js';
-import { isDeleting } from '../policy/usage.js';
-import type { VersionUse } from '../policy/cluster-state.js';
+import type { ProfileRef, Shoot } from '../api/types.js';
+import { effectiveProfileRef, profileRefKey } from '../api/types.js';
+import { isDeleting } from '../gardener/usage.js';
+import type { VersionUse } from '../api/cluster-state.js';
 
 const k8sKey = (version: string) => `k8s\u0000${version}`;
 const imageKey = (image: string, version: string) => `img\u0000${image}\u0000${version}`;

@@ -1,5 +1,5 @@
 // Cluster state from files, for `check --state`, `serve --state`, demos and tests. Always synced.
-import type { PolicedObject } from '../policy/types.js';
+import type { PolicedObject } from '../api/types.js';
 import { ClusterIndex } from './cluster-index.js';
 import { readObjectFiles } from './object-files.js';
 

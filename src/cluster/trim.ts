@@ -3,10 +3,10 @@
 // networking, extensions); what IN-USE and the Shoot warnings need is a few hundred bytes.
 // Raw values are copied as they are, so a wrongly typed field fails the schema instead of
 // silently vanishing from the index.
-import type { ParseResult } from '../policy/parse.js';
-import { parsePolicedObject } from '../policy/parse.js';
-import type { Kind, PolicedObject } from '../policy/types.js';
-import { GROUP_VERSION } from '../policy/types.js';
+import type { ParseResult } from '../api/parse.js';
+import { parsePolicedObject } from '../api/parse.js';
+import type { Kind, PolicedObject } from '../api/types.js';
+import { GROUP_VERSION } from '../api/types.js';
 
 type Raw = Record<string, unknown>;
 

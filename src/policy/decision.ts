@@ -1,8 +1,8 @@
 // What evaluate() answers: the decision, its violations, and how a denial prints them.
 import type { JsonPatchOperation } from './defaulting/patch.js';
-import type { FieldViolation } from './field.js';
+import type { FieldViolation } from '../api/field.js';
 import type { RuleId } from './rules/index.js';
-import type { PolicedObject } from './types.js';
+import type { PolicedObject } from '../api/types.js';
 
 export type { RuleId } from './rules/index.js';
 

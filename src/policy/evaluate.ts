@@ -1,18 +1,19 @@
 // PolicyRequest + ClusterState + Config + now → Decision. Mutate first, then run every enabled
 // rule of the request's kind and operation and collect all violations: the user sees everything at once.
-import type { ClusterState } from './cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import type { Decision, RuleId, Violation } from './decision.js';
 import { capViolations } from './decision.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import type { JsonPatchOperation } from './defaulting/patch.js';
-import { profileEntries, stateProfileEntries } from './forced-update.js';
-import { mergeNamespacedProfile } from './merge.js';
+import { profileEntries, stateProfileEntries } from '../gardener/forced-update.js';
+import { mergeNamespacedProfile } from '../gardener/merge.js';
 import type { PolicyConfig } from './policy-config.js';
 import { ruleEnabled } from './policy-config.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext } from './rule.js';
+import { Prepared } from './rule.js';
 import { RULES } from './rules/index.js';
-import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from './types.js';
-import { effectiveProfileRef } from './types.js';
+import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from '../api/types.js';
+import { effectiveProfileRef } from '../api/types.js';
 import type { Warning } from './warning.js';
 import { allWarningTexts, budgetWarnings } from './warnings/budget.js';
 import { type WarningCheck, WARNINGS } from './warnings/index.js';
@@ -162,7 +163,7 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
   const lifecycleGate = config.featureGates.VersionClassificationLifecycle;
   switch (request.kind) {
     case 'CloudProfile': {
-      const ctx: CloudProfileContext = { kind: 'CloudProfile', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      const ctx: CloudProfileContext = { kind: 'CloudProfile', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
       if (object) ctx.object = object as CloudProfile;
       if (request.oldObject) ctx.oldObject = request.oldObject as CloudProfile;
       return ctx;
@@ -173,7 +174,7 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
       const current = ncp ? mergedProfileOf(ncp, state) : undefined;
       const previous = old ? mergedProfileOf(old, state) : undefined;
       const parent = current?.parent ?? previous?.parent;
-      const ctx: NamespacedCloudProfileContext = { kind: 'NamespacedCloudProfile', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      const ctx: NamespacedCloudProfileContext = { kind: 'NamespacedCloudProfile', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
       if (ncp) ctx.object = ncp;
       if (old) ctx.oldObject = old;
       if (parent) ctx.parent = parent;
@@ -184,7 +185,7 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
     case 'Shoot': {
       const shoot = object as Shoot | undefined;
       const profile = shoot ? profileSpecOf(shoot, state) : undefined;
-      const ctx: ShootContext = { kind: 'Shoot', operation, request, now, config, lifecycleGate, state, prepared: {} };
+      const ctx: ShootContext = { kind: 'Shoot', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
       if (shoot) ctx.object = shoot;
       if (request.oldObject) ctx.oldObject = request.oldObject as Shoot;
       if (profile) {

@@ -1,6 +1,6 @@
 // The mutating path's rules: not checks of the rule list, but IDs the config can switch off and
 // the rule book describes. A leaf: the rule list and the config both read it.
-import type { Kind, Operation } from './types.js';
+import type { Kind, Operation } from '../api/types.js';
 
 export const MUTATING_RULES = [
   { id: 'DEFAULT-GARDENER', kinds: ['CloudProfile'], operations: ['CREATE', 'UPDATE'], summary: "nothing: fills in Gardener's machine-image defaults (mutating)" },

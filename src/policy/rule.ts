@@ -1,10 +1,9 @@
 // The contract between evaluate() and the rules: what a rule is told, what it judges, what it returns.
-import type { ClusterState } from './cluster-state.js';
-import type { FieldViolation } from './field.js';
-import type { ForecastCondition, ForecastResult } from './forecast/admission.js';
-import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from './types.js';
-import type { ProfileEntries } from './forced-update.js';
-import type { VersionIndex } from './rules/version-index.js';
+import type { ClusterState } from '../api/cluster-state.js';
+import type { FieldViolation } from '../api/field.js';
+import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from '../api/types.js';
+import type { ProfileEntries } from '../gardener/forced-update.js';
+import type { ForecastCondition } from '../gardener/forecast/profile-change.js';
 
 /** What of the config a review reads besides the rules' switches. */
 export interface ReviewSettings {
@@ -43,11 +42,33 @@ interface ContextBase {
   prepared?: Prepared;
 }
 
-export interface Prepared {
-  /** The old object's versions on a profile UPDATE (PAST-EXPIRATION, LIFECYCLE-ORDER, SUPPORTED-PER-MINOR). */
-  oldVersions?: VersionIndex;
-  /** The maintenance forecast of a profile UPDATE (FORECAST and its warnings). */
-  forecast?: ForecastResult;
+/** A key of the review's memo: one per kind of prepared value, declared by the module that computes it. */
+export interface PreparedKey<T> {
+  readonly name: string;
+  /** Never set: it only carries the value's type. */
+  readonly type?: T;
+}
+
+/** Declares a key of the review's memo; `name` is for debugging only. */
+export function preparedKey<T>(name: string): PreparedKey<T> {
+  return { name };
+}
+
+/**
+ * What several rules or warnings read, computed on first use and shared for the rest of one
+ * review. The contract names no client: each module declares its own key (preparedKey) beside
+ * the code that computes the value.
+ */
+export class Prepared {
+  readonly #values = new Map<PreparedKey<unknown>, unknown>();
+
+  /** The value under `key`, made by `make` on first use in this review. */
+  get<T>(key: PreparedKey<T>, make: () => T): T {
+    if (this.#values.has(key)) return this.#values.get(key) as T;
+    const value = make();
+    this.#values.set(key, value);
+    return value;
+  }
 }
 
 export interface CloudProfileContext extends ContextBase {

@@ -1,7 +1,7 @@
 // Warnings as the core builds them: what a warning is about (its item), which group it belongs to
 // (its key) and how to say it, alone or with the rest of its group. No text is built here: the
 // budget (warnings/budget.ts) asks for the texts it says, and only for those.
-import { compareVersions } from './versions.js';
+import { compareVersions } from '../gardener/versions.js';
 
 export interface WarningKind<T> {
   /** One warning, in full. */

@@ -1,11 +1,11 @@
 // The forecast on the page: each Shoot's chain of maintenance runs as a <details> (no script: the
 // chart's marks link to it, and the browser opens it), the Shoots with failures and traps first,
 // and a summary line. Bounded: at most MAX_CHAINS Shoots and MAX_STEPS steps each.
-import { componentText, type ForecastEvent, forecastShoot } from '../policy/forecast/index.js';
-import { formatWindow, maintenanceWindowOf } from '../policy/maintenance.js';
-import type { CloudProfileSpec, Shoot } from '../policy/types.js';
-import { objectKey } from '../policy/types.js';
-import { formatInstant } from '../policy/versions.js';
+import { componentText, type ForecastEvent, forecastShoot } from '../gardener/forecast/index.js';
+import { formatWindow, maintenanceWindowOf } from '../gardener/maintenance.js';
+import type { CloudProfileSpec, Shoot } from '../api/types.js';
+import { objectKey } from '../api/types.js';
+import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { kindOf, type ShootChain } from './step-marks.js';
 import { plural } from './timeline-svg.js';

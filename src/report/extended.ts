@@ -1,7 +1,7 @@
 // The expiries a NamespacedCloudProfile extends: a parent version whose expirationDate the NCP
 // overrides with a later one, or removes (POLICY.md: that is the one field an NCP may override).
 // Compared as the timeline draws them, so an override a lifecycle ignores extends nothing.
-import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
+import type { CloudProfileSpec, ExpirableVersion } from '../api/types.js';
 import { type ExtendedExpiry, segmentsOf } from './timeline.js';
 
 // The type is the timeline's, which draws it: declared there, so timeline.ts imports nothing from here.

@@ -1,12 +1,12 @@
 // The /profiles index: every CloudProfile, then every NamespacedCloudProfile as namespace/name,
 // each linked to its timeline with its counts: versions, Shoots, and from the server's last fleet
 // forecast the Shoots with a forced update within 30 days and those with a predicted failure.
-import type { ClusterState } from '../policy/cluster-state.js';
-import { mergeNamespacedProfile } from '../policy/merge.js';
-import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef } from '../policy/types.js';
-import { profileRefKey } from '../policy/types.js';
-import { isDeleting } from '../policy/usage.js';
-import { formatInstant } from '../policy/versions.js';
+import type { ClusterState } from '../api/cluster-state.js';
+import { mergeNamespacedProfile } from '../gardener/merge.js';
+import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef } from '../api/types.js';
+import { profileRefKey } from '../api/types.js';
+import { isDeleting } from '../gardener/usage.js';
+import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { PAGE_CSS } from './timeline-style.js';
 

@@ -1,14 +1,14 @@
 // One profile as `explain` and the `/profiles` pages see it: a CloudProfile as stored, or a
 // NamespacedCloudProfile merged with its parent from the state, then reported on at `now`.
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { managedVersions } from '../policy/defaulting/managed-annotation.js';
-import { mergeNamespacedProfile } from '../policy/merge.js';
-import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef, Shoot } from '../policy/types.js';
-import { isDeleting } from '../policy/usage.js';
+import { mergeNamespacedProfile } from '../gardener/merge.js';
+import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef, Shoot } from '../api/types.js';
+import { isDeleting } from '../gardener/usage.js';
 import { type ExtendedExpiry, extendedExpiries } from './extended.js';
-import { objectKey } from '../policy/types.js';
-import type { ProfileReport } from '../policy/version-report.js';
-import { buildProfileReport } from '../policy/version-report.js';
+import { objectKey } from '../api/types.js';
+import type { ProfileReport } from './version-report.js';
+import { buildProfileReport } from './version-report.js';
 
 export type Profile = CloudProfile | NamespacedCloudProfile;
 

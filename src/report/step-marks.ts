@@ -1,8 +1,8 @@
 // The forecast on the timeline: each Shoot's maintenance steps and failures grouped onto the row of
 // the version they leave, one mark per UTC day and kind (forced, auto, failure), with how many
 // Shoots share it. Bounded: at most LIMITS.updateMarksPerRow marks a row, failures first.
-import { eventsByVersion, type ForecastEvent, versionKey } from '../policy/forecast/index.js';
-import type { Shoot } from '../policy/types.js';
+import { eventsByVersion, type ForecastEvent, versionKey } from '../gardener/forecast/index.js';
+import type { Shoot } from '../api/types.js';
 import type { TimelineWindow } from './window.js';
 
 /** One Shoot's forecast as the page draws it. */

@@ -1,7 +1,7 @@
 // `explain`'s text output: aligned tables per profile. The forced-update wording is shared with
 // the HTML timeline, so both say the same thing about the same update.
-import type { ExplainReport, ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
-import { formatWindow } from '../policy/maintenance.js';
+import type { ExplainReport, ForcedUpdateRow, ProfileReport, VersionRow } from './version-report.js';
+import { formatWindow } from '../gardener/maintenance.js';
 
 export function renderExplainText(report: ExplainReport): string {
   return report.profiles.map((p) => renderProfile(p, report.now)).join('\n');

@@ -2,8 +2,8 @@
 // forced update, a hollow one with "!" for a failure, a blue one under the bar for an auto-update, a
 // ring when the deprecated trap catches it), each linking to the first Shoot's chain; and, on a
 // NamespacedCloudProfile's page, where the parent's expiry would have been.
-import { componentText } from '../policy/forecast/index.js';
-import { formatInstant } from '../policy/versions.js';
+import { componentText } from '../gardener/forecast/index.js';
+import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import type { ExtendedExpiry } from './extended.js';
 import type { StepMark } from './step-marks.js';

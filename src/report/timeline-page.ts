@@ -4,15 +4,14 @@
 // updates inside the window. A pure function of the profiles, the cluster state, now and the window, shared by
 // `explain --output html` and the server's /profiles pages.
 import { clip as clipWarning, MAX_WARNING_BYTES, MAX_WARNINGS } from '../policy/warnings/budget.js';
-import type { ClusterState } from '../policy/cluster-state.js';
-import { staticState } from '../cluster/static-state.js';
-import type { ForcedUpdateRow, ProfileReport } from '../policy/version-report.js';
-import { formatInstant } from '../policy/versions.js';
+import { EMPTY_STATE, type ClusterState } from '../api/cluster-state.js';
+import type { ForcedUpdateRow, ProfileReport } from './version-report.js';
+import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { explainProfile, type ExplainedProfile, type Profile } from './profile.js';
 import { LEGEND, PATTERNS, swatch } from './stages.js';
 import { forcedTarget, forcedWhen, profileTitle } from './text.js';
-import { profileRefKey } from '../policy/types.js';
+import { profileRefKey } from '../api/types.js';
 import { chainSection, chainsOf, chainsUntil, listedChains } from './chains.js';
 import type { ShootChain } from './step-marks.js';
 import { buildTimelines, type ProfileTimelines, type Timeline } from './timeline.js';
@@ -50,7 +49,7 @@ export interface MadeForecast {
  * NamespacedCloudProfile then cannot be merged: MissingParentError).
  */
 export function renderProfilesPage(profiles: readonly Profile[], state: ClusterState | null, now: number, window: TimelineWindow, forecast?: MadeForecast | 'pending'): string {
-  const known = state ?? staticState([]);
+  const known = state ?? EMPTY_STATE;
   return renderTimelinePage({ profiles: profiles.map((p) => explainProfile(p, known, now)), now, window, stateKnown: state !== null, ...(forecast ? { forecast } : {}) });
 }
 

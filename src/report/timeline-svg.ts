@@ -2,7 +2,7 @@
 // then each minor's timeline as a band of rows, a bar per version made of its stage segments, the
 // Shoot count at the row's end and a line at "now". Positions are plain numbers in user units
 // (no transforms), so what a test reads off an element is where it is drawn.
-import { formatInstant } from '../policy/versions.js';
+import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { styleOf, type StageStyle, UNDRAWN } from './stages.js';
 import type { Segment, Timeline, TimelineRow } from './timeline.js';

@@ -2,10 +2,10 @@
 // minor, a row per version with its stages as time segments, the forecast's steps that fall in
 // the window (step-marks.ts), and the forced updates the report lists. Pure, and bounded whatever the profile's size: rows, timelines, segments and forced
 // updates are capped, and what is left out is counted so the page can say so.
-import type { CloudProfileSpec, ExpirableVersion } from '../policy/types.js';
-import type { ForcedUpdateRow, ProfileReport, VersionRow } from '../policy/version-report.js';
-import { versionKey } from '../policy/forecast/index.js';
-import { minorKey, stagesOf } from '../policy/versions.js';
+import type { CloudProfileSpec, ExpirableVersion } from '../api/types.js';
+import type { ForcedUpdateRow, ProfileReport, VersionRow } from './version-report.js';
+import { versionKey } from '../gardener/forecast/index.js';
+import { minorKey, stagesOf } from '../gardener/versions.js';
 import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
 import type { TimelineWindow } from './window.js';
 

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { defaultConfig, type Config } from '../config.js';
 import { WebhookError, webhookError } from '../admission/errors.js';
 import type { RuleId } from '../policy/decision.js';

@@ -2,8 +2,8 @@
 // the background, a Shoot at a time with a pause every few milliseconds, so the event loop that
 // answers admission reviews never waits on it for long. The metrics (forecast-metrics.ts) and the
 // /profiles index read the last result; a scrape never computes anything.
-import type { ClusterState } from '../policy/cluster-state.js';
-import { eventsByVersion, forecastEach, versionKey } from '../policy/forecast/index.js';
+import type { ClusterState } from '../api/cluster-state.js';
+import { eventsByVersion, forecastEach, versionKey } from '../gardener/forecast/index.js';
 import { byKey, chainOf } from '../report/chains.js';
 import type { ShootChain } from '../report/step-marks.js';
 

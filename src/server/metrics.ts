@@ -4,7 +4,7 @@
 // process metrics (process-metrics.ts). One Registry per server, so
 // tests (and the informers, which add their own) never collide with a global one.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { isPolicedKind } from '../policy/parse.js';
+import { isPolicedKind } from '../api/parse.js';
 import { registerProcessMetrics } from './process-metrics.js';
 
 /** 0.5 ms to 5 s: an in-memory decision takes well under a millisecond; kube-apiserver gives up after 10 s by default. */

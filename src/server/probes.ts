@@ -4,7 +4,7 @@
 // with full knowledge. While this replica is unready, kube-apiserver sends requests to the
 // replicas that are ready; with none ready, failurePolicy Fail denies what the webhook covers.
 import type { FastifyInstance } from 'fastify';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 
 export class Readiness {
   tlsLoaded = false;

@@ -3,7 +3,7 @@
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import { ClusterIndex } from '../cluster/cluster-index.js';
-import type { ClusterState } from '../policy/cluster-state.js';
+import type { ClusterState } from '../api/cluster-state.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';

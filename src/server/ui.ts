@@ -8,8 +8,8 @@
 // seconds, and a build over 100 ms holds the next one back four times as long (the pages take at
 // most a fifth of the loop); meanwhile the answer is 503 with Retry-After, not a slower webhook.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ClusterState } from '../policy/cluster-state.js';
-import type { CloudProfile, NamespacedCloudProfile } from '../policy/types.js';
+import type { ClusterState } from '../api/cluster-state.js';
+import type { CloudProfile, NamespacedCloudProfile } from '../api/types.js';
 import { type ForecastCounts, renderIndexPage } from '../report/index-page.js';
 import { MissingParentError } from '../report/profile.js';
 import { type MadeForecast, PAGE_CSP, renderProfilesPage } from '../report/timeline-page.js';

@@ -4,7 +4,7 @@ import jsonpatch from 'fast-json-patch';
 import t from 'tap';
 import { encodePatch, jsonPatch } from '../../src/admission/patch.js';
 import { patched } from '../../src/admission/response.js';
-import type { CloudProfile } from '../../src/policy/types.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile } from '../helpers/objects.js';
 
 function original(): CloudProfile {

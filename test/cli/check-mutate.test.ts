@@ -2,7 +2,7 @@
 // result, and it lists the defaults it applied. --no-mutate judges the object as written (issue 12).
 import jsonpatch from 'fast-json-patch';
 import t, { type Test } from 'tap';
-import type { PolicedObject } from '../../src/policy/types.js';
+import type { PolicedObject } from '../../src/api/types.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { parseReport, rulesOf, runCheckCli } from './check-run.js';

@@ -2,7 +2,7 @@
 // no rule to deny, so they hold whichever rules have landed; denials are in check-rules.test.ts.
 import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
-import type { PolicedObject } from '../../src/policy/types.js';
+import type { PolicedObject } from '../../src/api/types.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { operations, parseReport, runCheckCli, verdicts } from './check-run.js';

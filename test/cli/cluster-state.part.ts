@@ -2,7 +2,7 @@
 // API server (the one fake) with the kubeconfig named by `cluster.kubeconfig` in --config.
 import t from 'tap';
 import type { CheckResult } from '../../src/cli/check-output.js';
-import type { ExplainReport } from '../../src/policy/version-report.js';
+import type { ExplainReport } from '../../src/report/version-report.js';
 import { served } from '../helpers/api-objects.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile, image, NOW_ISO, shoot } from '../helpers/objects.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import type { ExplainReport } from '../../src/policy/version-report.js';
+import type { ExplainReport } from '../../src/report/version-report.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

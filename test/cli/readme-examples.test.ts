@@ -10,7 +10,7 @@ import { readObjectFile } from '../../src/cluster/object-files.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import { formatDenial } from '../../src/policy/decision.js';
-import type { CloudProfile } from '../../src/policy/types.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { loadConfig } from '../../src/config.js';
 import { NOW } from '../helpers/objects.js';
 import { runCli } from '../helpers/run-cli.js';

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import type { CloudProfile } from '../../src/policy/types.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { served } from '../helpers/api-objects.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';

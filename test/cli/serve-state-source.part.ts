@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import type { CloudProfile } from '../../src/policy/types.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
 import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir, untracked } from '../helpers/run-cli.js';
 import { authority, request, review, writeCertFiles, type ReviewReply } from '../helpers/server.js';

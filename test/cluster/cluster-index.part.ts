@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ClusterIndex, emptyStore, upsertInto } from '../../src/cluster/cluster-index.js';
-import type { Shoot } from '../../src/policy/types.js';
+import type { Shoot } from '../../src/api/types.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 
 const CP = { kind: 'CloudProfile', name: 'profile' } as const;

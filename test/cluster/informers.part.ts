@@ -3,7 +3,7 @@
 // watch, 410 Gone, bookmarks, faults while listing, the API server down at start, and stop().
 import t from 'tap';
 import type { Test } from 'tap';
-import type { ClusterState } from '../../src/policy/cluster-state.js';
+import type { ClusterState } from '../../src/api/cluster-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import type { Decision } from '../../src/policy/decision.js';
 import { served } from '../helpers/api-objects.js';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { FAILURE_KINDS } from '../../src/policy/forecast/index.js';
+import { FAILURE_KINDS } from '../../src/gardener/forecast/index.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -20,7 +20,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { parseObjects } from '../../src/cluster/object-files.js';
 import { RULE_IDS } from '../../src/policy/rules/index.js';
-import type { Operation, PolicedObject } from '../../src/policy/types.js';
+import type { Operation, PolicedObject } from '../../src/api/types.js';
 import { NOW_ISO } from '../helpers/objects.js';
 import { docExamples, webhookNames, type Example } from '../helpers/doc-examples.js';
 import { review, startServer, type ReviewReply, type TestServer } from '../helpers/server.js';

@@ -2,7 +2,7 @@
 // spec fields the policy never reads. The informers must cut all of that away.
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { PolicedObject } from '../../src/policy/types.js';
+import type { PolicedObject } from '../../src/api/types.js';
 
 export function served<T extends PolicedObject>(o: T): T {
   const copy = structuredClone(o) as T & { status?: unknown };

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { formatViolation } from '../../src/policy/decision.js';
 import type { Decision, Violation } from '../../src/policy/decision.js';
-import type { Operation, PolicedObject } from '../../src/policy/types.js';
+import type { Operation, PolicedObject } from '../../src/api/types.js';
 import type { DecideInput } from './objects.js';
 
 export interface PolicyCase {

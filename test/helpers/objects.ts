@@ -16,8 +16,8 @@ import type {
   Operation,
   PolicedObject,
   Shoot,
-} from '../../src/policy/types.js';
-import { GROUP_VERSION } from '../../src/policy/types.js';
+} from '../../src/api/types.js';
+import { GROUP_VERSION } from '../../src/api/types.js';
 
 /** The fixed instant of every test (and of the public cases). */
 export const NOW_ISO = '2026-09-01T00:00:00Z';

@@ -3,7 +3,7 @@
 // built to just under the limit, so the figures are the worst a single review can cost.
 import { cloudProfile, hoursFromNow, image, namespacedProfile, shoot, type WorkerInput } from './objects.js';
 import { review } from './server.js';
-import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../src/policy/types.js';
+import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../src/api/types.js';
 
 /** The default body limit, less room for the envelope. */
 export const BODY_TARGET = 7 * 1024 * 1024 - 32 * 1024;

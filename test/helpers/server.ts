@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { ClusterState } from '../../src/policy/cluster-state.js';
+import type { ClusterState } from '../../src/api/cluster-state.js';
 import { buildServer, type WebhookServer } from '../../src/server/app.js';
 import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
@@ -17,7 +17,7 @@ import { createCertificateAuthority, issueCertificate, type CertificatePair } fr
 import type { RuleId } from '../../src/policy/decision.js';
 import type { Rule } from '../../src/policy/rule.js';
 import type { WarningCheck } from '../../src/policy/warnings/index.js';
-import type { Operation, PolicedObject } from '../../src/policy/types.js';
+import type { Operation, PolicedObject } from '../../src/api/types.js';
 import { config as testConfig, NOW, type ConfigInput } from './objects.js';
 
 export type LogRecord = Record<string, unknown> & { level: string; msg: string };

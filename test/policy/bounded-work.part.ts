@@ -9,10 +9,10 @@ import t, { type Test } from 'tap';
 import { admit } from '../../src/admission/handler.js';
 import type { AdmissionRequest } from '../../src/admission/review.js';
 import { staticState } from '../../src/cluster/static-state.js';
-import { LIMITS, parsePolicedObject } from '../../src/policy/parse.js';
+import { LIMITS, parsePolicedObject } from '../../src/api/parse.js';
 import type { Decision, RuleId } from '../../src/policy/decision.js';
 import { DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
-import type { ExpirableVersion, PolicedObject, Shoot } from '../../src/policy/types.js';
+import type { ExpirableVersion, PolicedObject, Shoot } from '../../src/api/types.js';
 import { cloudProfile, config, decide, hoursFromNow, image, namespacedProfile, NOW, shoot } from '../helpers/objects.js';
 
 /** The answer is bounded: per rule, in the denial's lines and in its length. */

@@ -1,9 +1,12 @@
-// The policy core's tests (rules, defaulting, forecast, parsing), every `*.part.ts` under this
-// directory, in one process: they are pure functions over objects, and a process each cost more
-// than the tests (test/helpers/parts.ts).
+// The pure core's tests (util, api, gardener, policy: rules, defaulting, forecast, parsing), every
+// `*.part.ts` under those four directories, in one process: they are pure functions over objects,
+// and a process each cost more than the tests (test/helpers/parts.ts).
 import t from 'tap';
 import { importParts } from '../helpers/parts.js';
 
 t.setTimeout(300_000);
 
-await importParts(new URL('./', import.meta.url), 30);
+await importParts(new URL('../util/', import.meta.url), 1);
+await importParts(new URL('../api/', import.meta.url), 3);
+await importParts(new URL('../gardener/', import.meta.url), 7);
+await importParts(new URL('./', import.meta.url), 26);

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { Violation } from '../../src/policy/decision.js';
 import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
-import { fieldPath, invalid } from '../../src/policy/field.js';
+import { fieldPath, invalid } from '../../src/api/field.js';
 
 const KUBECTL = 'Error from server (Forbidden): error when creating "aws.yaml": admission webhook "validate.version-policy.gardener.cloud" denied the request: ';
 

@@ -3,7 +3,7 @@
 // never the ones left out. (Speed is measured in bench/, this only catches a blow-up.)
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { ExpirableVersion, Shoot } from '../../src/policy/types.js';
+import type { ExpirableVersion, Shoot } from '../../src/api/types.js';
 import { chainsOf } from '../../src/report/chains.js';
 import { explainProfile } from '../../src/report/profile.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';

@@ -3,7 +3,7 @@
 // the page is parsed as a browser would, and no element or attribute they carry may exist.
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { CloudProfile, NamespacedCloudProfile, Shoot } from '../../src/policy/types.js';
+import type { CloudProfile, NamespacedCloudProfile, Shoot } from '../../src/api/types.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { resolveWindow } from '../../src/report/window.js';
 import { attr, byClass, elements, hasClass, one, parsePage, textOf } from '../helpers/html-dom.js';

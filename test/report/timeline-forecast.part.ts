@@ -3,8 +3,8 @@
 // NamespacedCloudProfile's extended expiries; and marks bounded however many Shoots share a row.
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { ForecastEvent } from '../../src/policy/forecast/index.js';
-import type { Shoot } from '../../src/policy/types.js';
+import type { ForecastEvent } from '../../src/gardener/forecast/index.js';
+import type { Shoot } from '../../src/api/types.js';
 import { stepMarks } from '../../src/report/step-marks.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { resolveWindow } from '../../src/report/window.js';

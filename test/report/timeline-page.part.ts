@@ -3,7 +3,7 @@
 // and which Shoot counts and forced updates it shows. Fixed profile, state, now and window.
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
-import type { Shoot } from '../../src/policy/types.js';
+import type { Shoot } from '../../src/api/types.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { resolveWindow, type TimelineWindow } from '../../src/report/window.js';
 import { attr, byClass, byTag, type Element, elements, hasClass, num, one, parsePage, SVG_NS, textOf, titleOf } from '../helpers/html-dom.js';

@@ -5,7 +5,7 @@ import t from 'tap';
 import { COPIES, LISTED, pathOf } from '../../scripts/rule-copies.js';
 import type { RuleId } from '../../src/policy/decision.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { fieldPath, forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule, type Rule } from '../../src/policy/rule.js';
 import { RULES } from '../../src/policy/rules/index.js';
 import { staticState } from '../../src/cluster/static-state.js';

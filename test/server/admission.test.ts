@@ -3,7 +3,7 @@ import jsonpatch from 'fast-json-patch';
 import t from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
-import { fieldPath, forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { cloudProfile, config, NOW, shoot } from '../helpers/objects.js';

@@ -6,7 +6,7 @@ import t from 'tap';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import { formatDenial, formatViolation } from '../../src/policy/decision.js';
-import type { CloudProfile } from '../../src/policy/types.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { config, NOW } from '../helpers/objects.js';
 import { startServer, type ReviewReply } from '../helpers/server.js';
 

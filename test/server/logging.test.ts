@@ -1,6 +1,6 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
 import t from 'tap';
-import { fieldPath, forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';

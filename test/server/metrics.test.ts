@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { fieldPath, forbidden } from '../../src/policy/field.js';
+import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule } from '../../src/policy/rule.js';
 import { createLogger } from '../../src/server/logging.js';
 import { DURATION_BUCKETS, createMetrics } from '../../src/server/metrics.js';

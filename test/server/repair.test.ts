@@ -2,7 +2,7 @@
 // the webhook was installed, or while it was off) can be shrunk and deleted. The limits apply to
 // what a request adds, never to the stored oldObject.
 import t from 'tap';
-import { LIMITS } from '../../src/policy/limits.js';
+import { LIMITS } from '../../src/api/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply } from '../helpers/server.js';
 

@@ -5,7 +5,7 @@
 import jsonpatch from 'fast-json-patch';
 import t, { type Test } from 'tap';
 import { resolveConfig } from '../../src/config.js';
-import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../src/policy/types.js';
+import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../src/api/types.js';
 import { MAX_WARNING_BYTES, MAX_WARNING_LENGTH, MAX_WARNINGS } from '../../src/policy/warnings/budget.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile, shoot } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply, type TestServer, type TestServerOptions } from '../helpers/server.js';

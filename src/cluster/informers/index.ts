@@ -21,7 +21,7 @@ import { connectionFrom } from '../api-client.js';
 import type { ClusterIndex } from '../cluster-index.js';
 import { describeSource, kubeConfigSource, loadKubeConfig } from '../kubeconfig.js';
 import { RESOURCES } from '../resources.js';
-import type { Kind } from '../../policy/types.js';
+import type { Kind } from '../../api/types.js';
 import type { BackoffOptions } from './backoff.js';
 import { Informer } from './informer.js';
 import { informerMetrics } from './metrics.js';

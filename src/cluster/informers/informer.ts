@@ -20,7 +20,7 @@ import { ApiError, openWatch } from '../api-client.js';
 import { listPages, nameOf } from '../list.js';
 import type { Resource } from '../resources.js';
 import { trimObject } from '../trim.js';
-import { formatFieldErrors } from '../../policy/parse.js';
+import { formatFieldErrors } from '../../api/parse.js';
 import type { BackoffOptions } from './backoff.js';
 import { Backoff } from './backoff.js';
 import type { InformerMetrics, RestartReason, Verb } from './metrics.js';

@@ -3,7 +3,7 @@
 import type { Registry } from 'prom-client';
 import { Counter, Gauge } from 'prom-client';
 import type { ClusterIndex } from '../cluster-index.js';
-import type { Kind } from '../../policy/types.js';
+import type { Kind } from '../../api/types.js';
 
 /** Why a watch ended: see the help text of version_policy_cluster_watch_restarts_total. */
 export type RestartReason = 'closed' | 'dropped' | 'expired' | 'error' | 'silent';

@@ -10,8 +10,8 @@ import { emptyStore, upsertInto } from '../cluster-index.js';
 import type { RawPage } from '../list.js';
 import { nameOf } from '../list.js';
 import { trimObject } from '../trim.js';
-import { formatFieldErrors } from '../../policy/parse.js';
-import type { Kind, PolicedObject } from '../../policy/types.js';
+import { formatFieldErrors } from '../../api/parse.js';
+import type { Kind, PolicedObject } from '../../api/types.js';
 import { Slicer } from './slices.js';
 
 export interface BuiltStore {

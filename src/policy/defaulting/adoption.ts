@@ -1,10 +1,10 @@
 // adoptExisting: whether DEFAULT-LIFECYCLE takes over the plain versions a profile already has,
 // and how many Shoots run each of them, so none expires at short notice.
-import type { ClusterState } from '../cluster-state.js';
+import type { ClusterState } from '../../api/cluster-state.js';
 import type { PolicyConfig } from '../policy-config.js';
-import { parseDuration } from '../duration.js';
-import type { NamespacedCloudProfile } from '../types.js';
-import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
+import { parseDuration } from '../../gardener/duration.js';
+import type { NamespacedCloudProfile } from '../../api/types.js';
+import { liveChildren, sourcesOfCloudProfile } from '../../gardener/usage.js';
 
 export interface AdoptionInput {
   config: PolicyConfig;

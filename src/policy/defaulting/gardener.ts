@@ -1,6 +1,6 @@
 // DEFAULT-GARDENER: what gardener-apiserver defaults on a v1beta1 CloudProfile, so that validation
 // judges the object Gardener will store. NamespacedCloudProfiles get none of these.
-import type { CloudProfile, MachineImage, MachineImageVersion } from '../types.js';
+import type { CloudProfile, MachineImage, MachineImageVersion } from '../../api/types.js';
 
 // With spec.machineCapabilities the architectures come from the capabilities, not from a default.
 const defaultsArchitectures = (profile: CloudProfile) => (profile.spec.machineCapabilities?.length ?? 0) === 0;

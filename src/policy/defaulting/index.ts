@@ -2,11 +2,11 @@
 // before validating ones: DEFAULT-GARDENER, then DEFAULT-LIFECYCLE. Only CloudProfiles are
 // mutated (Gardener defaults nothing on NamespacedCloudProfiles, and an NCP override may carry
 // nothing but an expirationDate).
-import type { ClusterState } from '../cluster-state.js';
+import type { ClusterState } from '../../api/cluster-state.js';
 import type { PolicyConfig } from '../policy-config.js';
 import { ruleEnabled } from '../policy-config.js';
 import type { PolicyRequest } from '../rule.js';
-import type { PolicedObject } from '../types.js';
+import type { PolicedObject } from '../../api/types.js';
 import type { Warning } from '../warning.js';
 import { applyGardenerDefaults, lacksGardenerDefaults } from './gardener.js';
 import { applyLifecycleDefaults, lifecycleDefaultingHasWork } from './lifecycle.js';

@@ -1,7 +1,7 @@
 // DEFAULT-LIFECYCLE's per-minor decision: which state the operator's policy wants for each version
 // this path manages. Operator-owned versions are only read, never decided.
-import type { ExpirableVersion } from '../types.js';
-import { compareVersions, hasLifecycle, hasStage, isExplicitlySupported, minorKey, windowsOf } from '../versions.js';
+import type { ExpirableVersion } from '../../api/types.js';
+import { compareVersions, hasLifecycle, hasStage, isExplicitlySupported, minorKey, windowsOf } from '../../gardener/versions.js';
 
 export interface ListItem {
   version: string;

@@ -1,8 +1,8 @@
 // The lifecycles DEFAULT-LIFECYCLE writes: a fresh one for a version it meets for the first time,
 // or the next step of one it wrote earlier. A step only appends stages starting now or later, so
 // stored dates never move and the stage order LIFECYCLE-ORDER demands still holds.
-import type { ExpirableVersion, LifecycleStage } from '../types.js';
-import { formatInstant, hasLifecycle, hasLegacyFields, parseInstant } from '../versions.js';
+import type { ExpirableVersion, LifecycleStage } from '../../api/types.js';
+import { formatInstant, hasLifecycle, hasLegacyFields, parseInstant } from '../../gardener/versions.js';
 import type { Verdict } from './lifecycle-decision.js';
 
 /** The fields that say a version's lifecycle. */

@@ -4,7 +4,7 @@
 // (`14 Kubernetes versions get deprecated (1.25.0…1.28.5), expiring 2027-03-24; see version-policy explain`).
 import type { Warning, WarningKind } from '../warning.js';
 import { countOf, dayOf, shootsText, textWarning, versionSpan, warningOf } from '../warning.js';
-import { listSome } from '../text.js';
+import { listSome } from '../../util/text.js';
 import type { Verdict } from './lifecycle-decision.js';
 import type { NextLifecycle } from './lifecycle-stages.js';
 import { describeStages } from './lifecycle-stages.js';

@@ -2,13 +2,13 @@
 // plain versions new to the profile and the versions it defaulted earlier (recorded in an
 // annotation), and, only with adoptExisting, plain versions the profile already had; every other
 // version is the operator's and is only read.
-import type { ClusterState } from '../cluster-state.js';
+import type { ClusterState } from '../../api/cluster-state.js';
 import type { PolicyConfig } from '../policy-config.js';
-import { parseDuration } from '../duration.js';
-import type { CloudProfile, ExpirableVersion } from '../types.js';
+import { parseDuration } from '../../gardener/duration.js';
+import type { CloudProfile, ExpirableVersion } from '../../api/types.js';
 import type { Warning } from '../warning.js';
 import { textWarning } from '../warning.js';
-import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion, versionsNotIn } from '../versions.js';
+import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion, versionsNotIn } from '../../gardener/versions.js';
 import type { Adoption } from './adoption.js';
 import { adoptionOf } from './adoption.js';
 import type { ListItem, ListPolicy } from './lifecycle-decision.js';

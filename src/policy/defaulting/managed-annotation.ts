@@ -1,7 +1,7 @@
 // The versions DEFAULT-LIFECYCLE manages, recorded on the CloudProfile itself. A later UPDATE
 // reads them from the stored object, so the path can tell its own lifecycles from the
 // operator's even when a GitOps re-apply leaves them (and this annotation) out of the request.
-import { compareVersions } from '../versions.js';
+import { compareVersions } from '../../gardener/versions.js';
 
 export const MANAGED_VERSIONS_ANNOTATION = 'version-policy.gardener.cloud/managed-versions';
 

@@ -8,8 +8,8 @@
 // Each of these is compared field by field, one level deep; a field whose value is a fresh array
 // (a written lifecycle) is replaced whole. This walks the copied entries once, instead of cloning
 // the profile and diffing it whole, and it is what decides whether the object was mutated at all.
-import type { CloudProfile } from '../types.js';
-import { jsonEqual } from '../json-equal.js';
+import type { CloudProfile } from '../../api/types.js';
+import { jsonEqual } from '../../util/json-equal.js';
 
 export type JsonPatchOperation = { op: 'add'; path: string; value: unknown } | { op: 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
 

@@ -5,12 +5,12 @@
 // (gardener#14328). Gardener also refuses a bastion section that names neither an image nor a
 // machine type, and a machine type the profile does not list; both are said here too, since an
 // offline check must not pass what gardener-apiserver refuses.
-import { fieldPath, type FieldViolation, invalid, required } from '../field.js';
+import { fieldPath, type FieldViolation, invalid, required } from '../../api/field.js';
 import type { Judged } from '../rule.js';
 import { defineRule, WRITES } from '../rule.js';
-import { listSome } from '../text.js';
-import type { MachineImage, MachineImageVersion } from '../types.js';
-import { classificationAt, expiryInstant, formatInstant } from '../versions.js';
+import { listSome } from '../../util/text.js';
+import type { MachineImage, MachineImageVersion } from '../../api/types.js';
+import { classificationAt, expiryInstant, formatInstant } from '../../gardener/versions.js';
 
 type ProfileWrite = Judged<'CloudProfile', 'CREATE' | 'UPDATE'>;
 

@@ -1,8 +1,8 @@
 // CLASSIFICATION: the legacy `classification` field takes preview, supported or deprecated.
 // `expired` is forbidden (an expiry is a date, not a label) and `unavailable` is only ever derived.
-import { type FieldPath, type FieldViolation, notSupported } from '../field.js';
+import { type FieldPath, type FieldViolation, notSupported } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { ExpirableVersion } from '../types.js';
+import type { ExpirableVersion } from '../../api/types.js';
 import type { VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
 import { ownTarget, PROFILES, versionLists, versionNamer } from './version-lists.js';

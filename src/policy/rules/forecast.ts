@@ -3,10 +3,10 @@
 // update within `forecast.soonDays`. Only the conditions listed in `forecast.deny` deny; the
 // others are warnings (warnings/forecast.ts), and with the default empty list the rule denies
 // nothing and never waits for the cluster state.
-import { fieldPath, type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
-import { LISTED_USERS } from '../usage.js';
+import { LISTED_USERS } from '../../gardener/usage.js';
 import { forecastOfUpdate, sayFinding } from '../warnings/forecast.js';
 
 type ProfileUpdate = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE'>;

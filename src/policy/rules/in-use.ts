@@ -2,15 +2,15 @@
 // deleted (POLICY.md; Gardener reference §2). Stricter than Gardener: worker-pool Kubernetes
 // versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
-import type { VersionUse } from '../cluster-state.js';
-import { fieldPath, type FieldViolation, forbidden } from '../field.js';
+import type { VersionUse } from '../../api/cluster-state.js';
+import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../types.js';
-import { objectKey } from '../types.js';
-import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../usage.js';
-import type { SourcedUse } from '../usage.js';
-import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '../versions.js';
+import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../../api/types.js';
+import { objectKey } from '../../api/types.js';
+import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../../gardener/usage.js';
+import type { SourcedUse } from '../../gardener/usage.js';
+import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '../../gardener/versions.js';
 
 type ProfileContext = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE' | 'DELETE'>;
 type ProfileUpdate = Extract<ProfileContext, { operation: 'UPDATE' }>;

@@ -2,9 +2,9 @@
 // unavailable: gardener-apiserver drops unavailable versions first); each strictly X.Y.Z; no
 // duplicates. A NamespacedCloudProfile's own list may be empty (it only overrides); its merged
 // profile is judged like a CloudProfile.
-import { duplicate, type FieldPath, type FieldViolation, invalid, required as requiredField } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, invalid, required as requiredField } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../versions.js';
+import { classificationAt, isStrictKubernetesVersion, K8S_VERSION_PATTERN } from '../../gardener/versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
 import { judgeOwnAndMerged, kubernetesList, listSome, PROFILES } from './version-lists.js';
 

@@ -3,10 +3,10 @@
 // holds for the highest version that is not unavailable, which becomes the latest once
 // gardener-apiserver has dropped the scheduled ones. Machine images are exempt. A
 // NamespacedCloudProfile is judged on its merged profile.
-import { type FieldViolation, forbidden } from '../field.js';
+import { type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { ExpirableVersion } from '../types.js';
-import { classificationAt, hasLifecycle, latestVersion, parseVersion } from '../versions.js';
+import type { ExpirableVersion } from '../../api/types.js';
+import { classificationAt, hasLifecycle, latestVersion, parseVersion } from '../../gardener/versions.js';
 import type { ProfileWrite, Target, VersionList } from './version-lists.js';
 import { judgeOwnAndMerged, kubernetesList, PROFILES } from './version-lists.js';
 

@@ -3,10 +3,10 @@
 // the first stage may omit its startTime; start times never decrease (equal is fine). On UPDATE a
 // version that was not unavailable must not become unavailable. Legacy `classification: expired`
 // is forbidden here too (POLICY lists it under both rules).
-import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { ExpirableVersion, LifecycleStage } from '../types.js';
-import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../versions.js';
+import type { ExpirableVersion, LifecycleStage } from '../../api/types.js';
+import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../../gardener/versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
 import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';

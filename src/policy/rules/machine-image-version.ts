@@ -1,9 +1,9 @@
 // MACHINE-IMAGES, one machine image version: its version string, in-place minimum version,
 // kubelet constraint, architectures and (CloudProfile-grade only) container runtimes.
-import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../field.js';
-import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../types.js';
-import { isValidVersionConstraint } from '../version-constraint.js';
-import { parseVersion } from '../versions.js';
+import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../../api/field.js';
+import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../../api/types.js';
+import { isValidVersionConstraint } from '../../gardener/version-constraint.js';
+import { parseVersion } from '../../gardener/versions.js';
 
 export interface ImageChecks {
   /** CloudProfile-grade: at least one version, an updateStrategy and container runtimes required. */

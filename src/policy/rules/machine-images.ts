@@ -4,9 +4,9 @@
 // its parent does not have is judged like a CloudProfile's. The merged profile is judged like a
 // CloudProfile, except that architectures are not required there (Gardener's merge defaults them)
 // and the parent's own entries count as stored with Gardener's defaults.
-import { duplicate, type FieldPath, type FieldViolation, invalid, notSupported, required } from '../field.js';
+import { duplicate, type FieldPath, type FieldViolation, invalid, notSupported, required } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { NamespacedMachineImage } from '../types.js';
+import type { NamespacedMachineImage } from '../../api/types.js';
 import type { ImageChecks } from './machine-image-version.js';
 import { imageVersionViolations, isUnprefixedQualifiedName, VersionAt } from './machine-image-version.js';
 import type { ProfileWrite, Target } from './version-lists.js';

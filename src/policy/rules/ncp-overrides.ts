@@ -4,11 +4,11 @@
 // profile's own validity is judged by K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
 // MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
 // override's expirationDate) is judged here.
-import { type FieldPath, fieldPath, type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../field.js';
+import { type FieldPath, fieldPath, type FieldViolation, forbidden, invalid, notFound, notSupported, required } from '../../api/field.js';
 import type { Judged } from '../rule.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
-import { hasLifecycle } from '../versions.js';
+import type { CloudProfile, MachineImage, MachineImageVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../../api/types.js';
+import { hasLifecycle } from '../../gardener/versions.js';
 
 type NcpWrite = Judged<'NamespacedCloudProfile', 'CREATE' | 'UPDATE'>;
 

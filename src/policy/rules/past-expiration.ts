@@ -3,10 +3,10 @@
 // Unchanged past dates stay allowed, so re-applying the same manifest keeps working. The same holds
 // for a NamespacedCloudProfile's overrides. (gardener-apiserver drops such versions on CREATE and
 // accepts them on UPDATE; its documentation promises this rule.)
-import { type FieldPath, type FieldViolation, forbidden } from '../field.js';
+import { type FieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { ExpirableVersion } from '../types.js';
-import { formatInstant, parseInstant, stageStart } from '../versions.js';
+import type { ExpirableVersion } from '../../api/types.js';
+import { formatInstant, parseInstant, stageStart } from '../../gardener/versions.js';
 import type { ProfileWrite } from './version-lists.js';
 import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';
 

@@ -1,10 +1,10 @@
 // What the SHOOT-* rules and the Shoot warnings share: which Shoot requests they judge, what an
 // UPDATE changed, and how a profile's valid choices are listed.
-import { type FieldPath, fieldPath } from '../field.js';
+import { type FieldPath, fieldPath } from '../../api/field.js';
 import type { Judged, RuleContext, ShootContext, Write } from '../rule.js';
-import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../types.js';
-import { formatCount } from '../text.js';
-import { classificationAt, isActive } from '../versions.js';
+import type { ExpirableVersion, ProfileRef, Shoot, Worker } from '../../api/types.js';
+import { formatCount } from '../../util/text.js';
+import { classificationAt, isActive } from '../../gardener/versions.js';
 
 /**
  * SHOOT-* rules judge Shoot CREATE and UPDATE. An UPDATE of a Shoot that is being deleted is not

@@ -1,10 +1,10 @@
 // SHOOT-NO-DOWNGRADE: on UPDATE the control plane's and the worker pools' Kubernetes versions never
 // go down. Like Gardener, a pool with an in-place update strategy may not downgrade its machine
 // image either (a replaced node can start from an older image; an updated one cannot).
-import { fieldPath, type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule } from '../rule.js';
-import type { Shoot } from '../types.js';
-import { compareVersions, parseVersion } from '../versions.js';
+import type { Shoot } from '../../api/types.js';
+import { compareVersions, parseVersion } from '../../gardener/versions.js';
 import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);

@@ -3,9 +3,9 @@
 // minors behind it (the kubelet version skew policy). Like Gardener, a pool with an in-place update
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import type { SemVer } from 'semver';
-import { fieldPath, type FieldViolation, forbidden } from '../field.js';
+import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { parseVersion } from '../versions.js';
+import { parseVersion } from '../../gardener/versions.js';
 import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 // Built only for a violation: nearly every pool has none.

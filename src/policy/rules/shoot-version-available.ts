@@ -4,15 +4,15 @@
 // expired only where Gardener's forced updates need it: a worker pool moving to the control
 // plane's current version, or a machine image that does not go below the pool's current one.
 import semver from 'semver';
-import type { ClusterState } from '../cluster-state.js';
-import { fieldPath, type FieldViolation, invalid, notFound, notSupported, required } from '../field.js';
+import type { ClusterState } from '../../api/cluster-state.js';
+import { fieldPath, type FieldViolation, invalid, notFound, notSupported, required } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../types.js';
-import { effectiveProfileRef } from '../types.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../versions.js';
-import type { ProfileEntries } from '../forced-update.js';
-import { profileEntries } from '../forced-update.js';
-import { listSome } from '../text.js';
+import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../../api/types.js';
+import { effectiveProfileRef } from '../../api/types.js';
+import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../../gardener/versions.js';
+import type { ProfileEntries } from '../../gardener/forced-update.js';
+import { profileEntries } from '../../gardener/forced-update.js';
+import { listSome } from '../../util/text.js';
 import { deletingUpdate, kubeletVersionOf, profileLabel, SHOOT, shootName, type ShootWrite, validChoices, workerPath, workersByName, workersOf } from './shoot-changes.js';
 
 export const shootVersionAvailable = defineRule({

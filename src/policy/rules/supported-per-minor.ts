@@ -8,12 +8,12 @@
 // swept in order (O(n log n)), never compared pair by pair. Gardener reports its check on each
 // legacy-supported version; those versions also get a short line that points to the one report,
 // so tools that match Gardener's field paths still find them.
-import { type FieldViolation, forbidden } from '../field.js';
+import { type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { inWords } from '../text.js';
-import type { ExpirableVersion } from '../types.js';
-import type { Window } from '../versions.js';
-import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../versions.js';
+import { inWords } from '../../util/text.js';
+import type { ExpirableVersion } from '../../api/types.js';
+import type { Window } from '../../gardener/versions.js';
+import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../../gardener/versions.js';
 import type { ProfileWrite, Target, VersionIndex, VersionList } from './version-lists.js';
 import { indexVersions, judgeOwnAndMerged, oldVersions, PROFILES, versionLists } from './version-lists.js';
 

@@ -1,8 +1,8 @@
 // A version list of a profile spec (the Kubernetes list or one machine image's), and another
 // object's versions indexed to match its entries. Types only a rule reads, and the one index
-// evaluate() keeps per review (Prepared.oldVersions).
-import type { FieldPath } from '../field.js';
-import type { ExpirableVersion, NamespacedMachineImage } from '../types.js';
+// evaluate() keeps per review (oldVersions in version-lists.ts).
+import type { FieldPath } from '../../api/field.js';
+import type { ExpirableVersion, NamespacedMachineImage } from '../../api/types.js';
 
 /** The part of a CloudProfile or NamespacedCloudProfile spec that holds versions. */
 export interface VersionedSpec {

@@ -1,9 +1,10 @@
 // Shared by the profile rules: which specs a request puts up for judgement (the object's own spec
 // and, for a NamespacedCloudProfile, the merged profile) and a walk over their version lists (the
 // Kubernetes list and each machine image's list).
-import { type FieldPath, fieldPath, type FieldViolation } from '../field.js';
+import { type FieldPath, fieldPath, type FieldViolation } from '../../api/field.js';
 import type { Judged, NamespacedCloudProfileContext, Write } from '../rule.js';
-import type { ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
+import { preparedKey } from '../rule.js';
+import type { ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../../api/types.js';
 import { indexVersions, NO_VERSIONS } from './version-index.js';
 import type { VersionedSpec, VersionIndex, VersionList } from './version-index.js';
 
@@ -88,6 +89,8 @@ export function versionNamer(ctx: ProfileWrite): VersionNamer {
   };
 }
 
+const OLD_VERSIONS = preparedKey<VersionIndex>('old versions');
+
 /**
  * The old object's versions on UPDATE (none on CREATE), indexed once per review and shared by the
  * rules that compare with it. It lives on the review's own context: a WeakMap keyed on the
@@ -96,8 +99,7 @@ export function versionNamer(ctx: ProfileWrite): VersionNamer {
  */
 export function oldVersions(ctx: ProfileWrite): VersionIndex {
   if (ctx.operation !== 'UPDATE') return NO_VERSIONS;
-  if (!ctx.prepared) return indexVersions(ctx.oldObject?.spec);
-  return (ctx.prepared.oldVersions ??= indexVersions(ctx.oldObject?.spec));
+  return ctx.prepared ? ctx.prepared.get(OLD_VERSIONS, () => indexVersions(ctx.oldObject?.spec)) : indexVersions(ctx.oldObject?.spec);
 }
 
 /** Whether two entries carry the same classification fields, as written (a cheap "unchanged" test). */
@@ -137,4 +139,4 @@ export function judgeOwnAndMerged(ctx: ProfileWrite, judge: (t: Target) => Field
   return [...own, ...fromMerge];
 }
 
-export { listSome } from '../text.js';
+export { listSome } from '../../util/text.js';

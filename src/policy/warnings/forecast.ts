@@ -1,19 +1,22 @@
 // What a profile UPDATE does to Gardener's maintenance of the Shoots it concerns
-// (../forecast/admission.ts): said as warnings, or, for the conditions the operator lists in
+// (../../gardener/forecast/profile-change.ts): said as warnings, or, for the conditions the operator lists in
 // `forecast.deny`, as the FORECAST rule's violations. Computed once per review, only when the state
 // is synced: a warning never waits for the state, and the rule asks for it (needsState).
-import type { ForecastCondition, ForecastFinding, ForecastResult, ForecastSource } from '../forecast/admission.js';
-import { changedLists, forecastFindings } from '../forecast/admission.js';
-import { mergeNamespacedProfile } from '../merge.js';
+import type { ForecastCondition, ForecastFinding, ForecastResult, ForecastSource } from '../../gardener/forecast/profile-change.js';
+import { changedLists, forecastFindings } from '../../gardener/forecast/profile-change.js';
+import { mergeNamespacedProfile } from '../../gardener/merge.js';
 import type { Judged, RuleContext } from '../rule.js';
-import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
+import { preparedKey } from '../rule.js';
+import { liveChildren, sourcesOfCloudProfile } from '../../gardener/usage.js';
 import type { Warning, WarningKind } from '../warning.js';
 import { dayOf, shootsText, sumOf, versionLabel, warningOf } from '../warning.js';
-import { formatInstant } from '../versions.js';
-import { smallest } from '../text.js';
-import { objectKey, type Shoot } from '../types.js';
+import { formatInstant } from '../../gardener/versions.js';
+import { smallest } from '../../util/text.js';
+import { objectKey, type Shoot } from '../../api/types.js';
 
 export type ProfileUpdate = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE'>;
+
+const FORECAST_OF_UPDATE = preparedKey<ForecastResult>('forecast of the update');
 
 const NOTHING: ForecastResult = { findings: [], skippedGroups: 0 };
 
@@ -22,8 +25,7 @@ const NAMED = 3;
 
 /** The review's forecast findings, computed on first use and shared by the rule and the warnings. */
 export function forecastOfUpdate(ctx: ProfileUpdate): ForecastResult {
-  if (!ctx.prepared) return compute(ctx);
-  return (ctx.prepared.forecast ??= compute(ctx));
+  return ctx.prepared ? ctx.prepared.get(FORECAST_OF_UPDATE, () => compute(ctx)) : compute(ctx);
 }
 
 function compute(ctx: ProfileUpdate): ForecastResult {

@@ -3,15 +3,15 @@
 // so they cost the same for 10 Shoots as for 100,000. Each is one warning per version, grouped per
 // list when the budget needs the room. Each says its conclusion and its object first: kube-apiserver
 // cuts a warning at 256 characters.
-import type { ClusterState } from '../cluster-state.js';
-import { withExpiration } from '../merge.js';
+import type { ClusterState } from '../../api/cluster-state.js';
+import { withExpiration } from '../../gardener/merge.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../types.js';
-import { liveChildren, sourcesOfCloudProfile } from '../usage.js';
-import type { UserSource } from '../usage.js';
+import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../../api/types.js';
+import { liveChildren, sourcesOfCloudProfile } from '../../gardener/usage.js';
+import type { UserSource } from '../../gardener/usage.js';
 import type { Warning, WarningKind } from '../warning.js';
 import { countOf, shootsText, sumOf, versionLabel, versionSpan, warningOf } from '../warning.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, hasStage, latestVersion, nextTransition, parseVersion } from '../versions.js';
+import { classificationAt, compareVersions, expiryInstant, formatInstant, hasStage, latestVersion, nextTransition, parseVersion } from '../../gardener/versions.js';
 
 const DAY_MS = 86_400_000;
 

@@ -2,15 +2,15 @@
 // and what the forced update will do), or is expired (the forced update in its next maintenance
 // window, or that there is nothing to update to). Each says its conclusion first, then the version
 // and the Shoot, then why: kube-apiserver cuts a warning at 256 characters.
-import type { ForcedUpdatePlan, ShootVersionUse } from '../forced-update.js';
-import { describeUse, placeOf, planForcedUpdate, profileEntries, versionUsesOf } from '../forced-update.js';
+import type { ForcedUpdatePlan, ShootVersionUse } from '../../gardener/forced-update.js';
+import { describeUse, placeOf, planForcedUpdate, profileEntries, versionUsesOf } from '../../gardener/forced-update.js';
 import type { RuleContext } from '../rule.js';
 import { judgesShoot, shootName, workersByName } from '../rules/shoot-changes.js';
-import { listSome } from '../text.js';
-import type { Shoot } from '../types.js';
+import { listSome } from '../../util/text.js';
+import type { Shoot } from '../../api/types.js';
 import type { Warning, WarningKind } from '../warning.js';
 import { warningOf } from '../warning.js';
-import { classificationAt, expiryInstant, formatInstant, isActive } from '../versions.js';
+import { classificationAt, expiryInstant, formatInstant, isActive } from '../../gardener/versions.js';
 
 const DAY_MS = 86_400_000;
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SelfManagedConfig } from '../../config.js';
 import { ConfigError } from '../../config.js';
-import { parseDuration } from '../../policy/duration.js';
+import { parseDuration } from '../../gardener/duration.js';
 import { SERVICE_ACCOUNT_DIR } from '../../cluster/service-account.js';
 
 /**

@@ -6,7 +6,7 @@ import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
 import { buildStore } from '../../../src/cluster/informers/relist.js';
 import type { RawPage } from '../../../src/cluster/list.js';
 import { evaluate } from '../../../src/policy/evaluate.js';
-import type { Shoot } from '../../../src/policy/types.js';
+import type { Shoot } from '../../../src/api/types.js';
 import { served } from '../../helpers/api-objects.js';
 import { cloudProfile, config, NOW, request } from '../../helpers/objects.js';
 import { until } from '../../helpers/until.js';

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
 import type { InformerOptions } from '../../../src/cluster/informers/index.js';
 import { startClusterInformers } from '../../../src/cluster/informers/index.js';
-import type { PolicedObject } from '../../../src/policy/types.js';
+import type { PolicedObject } from '../../../src/api/types.js';
 import { capturedLogger, served } from '../../helpers/api-objects.js';
 import type { FakeApiServerOptions, Fault } from '../../helpers/fake-apiserver.js';
 import { FakeApiServer } from '../../helpers/fake-apiserver.js';

@@ -4,7 +4,7 @@
 // from when. Shoots are counted through the state's indexes, with those of live child
 // NamespacedCloudProfiles; without a synced state nothing is adopted.
 import t from 'tap';
-import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../../src/policy/types.js';
+import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../../src/api/types.js';
 import type { ConfigInput } from '../../helpers/objects.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile, shoot } from '../../helpers/objects.js';
 

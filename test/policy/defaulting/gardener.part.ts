@@ -1,6 +1,6 @@
 import t from 'tap';
 import { applyGardenerDefaults } from '../../../src/policy/defaulting/gardener.js';
-import type { CloudProfile, MachineImage } from '../../../src/policy/types.js';
+import type { CloudProfile, MachineImage } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, namespacedProfile } from '../../helpers/objects.js';
 
 const profileWith = (...images: MachineImage[]): CloudProfile => cloudProfile({ images });

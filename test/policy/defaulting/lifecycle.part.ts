@@ -8,7 +8,7 @@ import { staticState } from '../../../src/cluster/static-state.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';
 import { MANAGED_VERSIONS_ANNOTATION } from '../../../src/policy/defaulting/lifecycle.js';
 import type { Decision } from '../../../src/policy/decision.js';
-import type { CloudProfile, ExpirableVersion, LifecycleStage, MachineImage } from '../../../src/policy/types.js';
+import type { CloudProfile, ExpirableVersion, LifecycleStage, MachineImage } from '../../../src/api/types.js';
 import { sayWarning } from '../../../src/policy/warning.js';
 import type { ConfigInput } from '../../helpers/objects.js';
 import { NOW, NOW_ISO, cloudProfile, config, decide, hoursFromNow, image, request } from '../../helpers/objects.js';

@@ -7,7 +7,7 @@ import { staticState } from '../../../src/cluster/static-state.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';
 import type { JsonPatchOperation } from '../../../src/policy/defaulting/patch.js';
 import { copyDefaultable, defaultingPatch } from '../../../src/policy/defaulting/patch.js';
-import type { CloudProfile } from '../../../src/policy/types.js';
+import type { CloudProfile } from '../../../src/api/types.js';
 import { NOW, cloudProfile, config, request } from '../../helpers/objects.js';
 
 function applied(original: CloudProfile, ops: readonly JsonPatchOperation[]): unknown {

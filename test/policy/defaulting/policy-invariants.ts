@@ -1,7 +1,7 @@
 // An independent check of the promises DEFAULT-LIFECYCLE makes to the validating rules (stage
 // order, one supported window per minor from now on, no expiry on the highest Kubernetes
 // version, no new past expiry). It holds before those rules land and cross-checks them after.
-import type { CloudProfile, ExpirableVersion } from '../../../src/policy/types.js';
+import type { CloudProfile, ExpirableVersion } from '../../../src/api/types.js';
 import {
   classificationAt,
   expiryInstant,
@@ -13,7 +13,7 @@ import {
   stageRank,
   windowsOf,
   windowsOverlapAfter,
-} from '../../../src/policy/versions.js';
+} from '../../../src/gardener/versions.js';
 
 export function invariantProblems(profile: CloudProfile, old: CloudProfile | undefined, now: number, gate: boolean): string[] {
   const lists: [string, ExpirableVersion[], ExpirableVersion[]][] = [

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { Bastion, CloudProfile, MachineImageVersion, MachineType } from '../../../src/policy/types.js';
+import type { Bastion, CloudProfile, MachineImageVersion, MachineType } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable, violationsOf } from './table.js';
 

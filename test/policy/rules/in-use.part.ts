@@ -2,10 +2,10 @@
 // cluster state it meets, and the IN-USE violations expected (by the words they must contain).
 import t from 'tap';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
-import type { ClusterState } from '../../../src/policy/cluster-state.js';
+import type { ClusterState } from '../../../src/api/cluster-state.js';
 import { evaluate, NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { Decision, Violation } from '../../../src/policy/decision.js';
-import type { CloudProfile, NamespacedCloudProfile, PolicedObject, Shoot } from '../../../src/policy/types.js';
+import type { CloudProfile, NamespacedCloudProfile, PolicedObject, Shoot } from '../../../src/api/types.js';
 import type { DecideInput } from '../../helpers/objects.js';
 import { cloudProfile, config, decide, hoursFromNow, image, namespacedProfile, NOW, request, shoot } from '../../helpers/objects.js';
 

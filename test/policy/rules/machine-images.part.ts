@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { MachineImage, MachineImageVersion } from '../../../src/policy/types.js';
+import type { MachineImage, MachineImageVersion } from '../../../src/api/types.js';
 import { cloudProfile, hoursFromNow, image, imageVersion, namespacedProfile } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { Decision } from '../../../src/policy/decision.js';
-import type { MachineImageVersion, NamespacedCloudProfile, PolicedObject } from '../../../src/policy/types.js';
+import type { MachineImageVersion, NamespacedCloudProfile, PolicedObject } from '../../../src/api/types.js';
 import type { DecideInput, NamespacedProfileInput } from '../../helpers/objects.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 

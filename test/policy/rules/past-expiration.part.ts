@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { ExpirableVersion } from '../../../src/policy/types.js';
+import type { ExpirableVersion } from '../../../src/api/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile, NOW_ISO } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 

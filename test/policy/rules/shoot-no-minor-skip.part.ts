@@ -1,7 +1,7 @@
 // SHOOT-NO-MINOR-SKIP: the control plane moves one minor at a time; worker pools stay at or below
 // the control plane and at most three minors behind; in-place pools do not skip minors.
 import t from 'tap';
-import type { Shoot } from '../../../src/policy/types.js';
+import type { Shoot } from '../../../src/api/types.js';
 import { shoot } from '../../helpers/objects.js';
 import { deleting, withWorker } from './shoot-profile.js';
 import type { RuleRow } from './shoot-rule-table.js';

@@ -1,6 +1,6 @@
 // The profile every SHOOT-* rule test judges against: one version in each stage, for Kubernetes
 // and for one machine image, plus the helpers that shape Shoots beyond what the builder offers.
-import type { ExpirableVersion, Shoot, Worker } from '../../../src/policy/types.js';
+import type { ExpirableVersion, Shoot, Worker } from '../../../src/api/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import type { Decision } from '../../../src/policy/decision.js';
 

@@ -2,8 +2,8 @@
 // violations of the rule under test it must produce (field, words of the message); an empty list
 // means the rule allows it.
 import type { Test } from 'tap';
-import type { ErrorType } from '../../../src/policy/field.js';
-import type { PolicedObject, Shoot } from '../../../src/policy/types.js';
+import type { ErrorType } from '../../../src/api/field.js';
+import type { PolicedObject, Shoot } from '../../../src/api/types.js';
 import { decide } from '../../helpers/objects.js';
 import { AWS, NCP } from './shoot-profile.js';
 

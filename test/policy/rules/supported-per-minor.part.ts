@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { ExpirableVersion, LifecycleStage } from '../../../src/policy/types.js';
+import type { ExpirableVersion, LifecycleStage } from '../../../src/api/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 

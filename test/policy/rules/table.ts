@@ -2,7 +2,7 @@
 // exactly) and words their messages must contain. decide() runs the real evaluate().
 import type { Test } from 'tap';
 import type { RuleId, Violation } from '../../../src/policy/decision.js';
-import type { ErrorType } from '../../../src/policy/field.js';
+import type { ErrorType } from '../../../src/api/field.js';
 import type { DecideInput } from '../../helpers/objects.js';
 import { decide } from '../../helpers/objects.js';
 

@@ -3,7 +3,7 @@
 // on the budget function itself and on whole reviews of realistic and 100× profiles.
 import t, { type Test } from 'tap';
 import type { Decision } from '../../../src/policy/decision.js';
-import type { CloudProfile, PolicedObject } from '../../../src/policy/types.js';
+import type { CloudProfile, PolicedObject } from '../../../src/api/types.js';
 import type { Warning, WarningKind } from '../../../src/policy/warning.js';
 import { warningOf } from '../../../src/policy/warning.js';
 import { budgetWarnings, MAX_WARNING_BYTES, MAX_WARNING_LENGTH, MAX_WARNINGS } from '../../../src/policy/warnings/budget.js';

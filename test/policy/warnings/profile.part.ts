@@ -1,9 +1,9 @@
 // Profile warnings: allowed, but said. Each test writes a profile into a cluster and reads the
 // warnings the real evaluate() returns.
 import t from 'tap';
-import type { ClusterState } from '../../../src/policy/cluster-state.js';
+import type { ClusterState } from '../../../src/api/cluster-state.js';
 import type { CloudProfileContext } from '../../../src/policy/rule.js';
-import type { CloudProfile, PolicedObject } from '../../../src/policy/types.js';
+import type { CloudProfile, PolicedObject } from '../../../src/api/types.js';
 import { sayWarning } from '../../../src/policy/warning.js';
 import { profileWarnings } from '../../../src/policy/warnings/profile.js';
 import type { DecideInput } from '../../helpers/objects.js';

@@ -1,7 +1,7 @@
 // Shoot warnings: deprecated, expiring within the configured days (30 by default), and expired
 // with the forced update ahead. Each row: a request, its state, and the words of each warning.
 import t from 'tap';
-import type { PolicedObject, Shoot } from '../../../src/policy/types.js';
+import type { PolicedObject, Shoot } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, shoot } from '../../helpers/objects.js';
 import { AWS, NCP, deleting, expiredK8s } from '../rules/shoot-profile.js';
 

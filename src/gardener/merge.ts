@@ -1,0 +1,61 @@
+// The merged profile of a NamespacedCloudProfile: the parent's spec with the NCP's overrides.
+// POLICY.md: for a parent version only `expirationDate` is taken (set or unset); NCP-only
+// Kubernetes versions are ignored; NCP-only images and image versions are appended; a non-empty
+// NCP `updateStrategy` overrides the parent image's.
+import type {
+  CloudProfileSpec,
+  ExpirableVersion,
+  MachineImage,
+  MachineImageVersion,
+  NamespacedCloudProfileSpec,
+  NamespacedMachineImage,
+} from '../api/types.js';
+
+/** A parent entry as an override leaves it: the override's expirationDate (set or unset), nothing else. */
+export function withExpiration<T extends ExpirableVersion>(parent: T, override: ExpirableVersion): T {
+  const merged = { ...parent };
+  if (override.expirationDate === undefined) delete merged.expirationDate;
+  else merged.expirationDate = override.expirationDate;
+  return merged;
+}
+
+function mergeVersions<T extends ExpirableVersion>(parent: readonly T[], overrides: readonly T[], appendNew: boolean): T[] {
+  const byVersion = new Map(overrides.map((o) => [o.version, o]));
+  const merged = parent.map((p) => {
+    const o = byVersion.get(p.version);
+    return o ? withExpiration(p, o) : p;
+  });
+  if (appendNew) {
+    const inParent = new Set(parent.map((p) => p.version));
+    for (const o of overrides) if (!inParent.has(o.version)) merged.push(o);
+  }
+  return merged;
+}
+
+function mergeImages(parent: readonly MachineImage[], overrides: readonly NamespacedMachineImage[]): MachineImage[] {
+  const byName = new Map(overrides.map((o) => [o.name, o]));
+  const merged = parent.map((p): MachineImage => {
+    const o = byName.get(p.name);
+    if (!o) return p;
+    return {
+      ...p,
+      ...(o.updateStrategy ? { updateStrategy: o.updateStrategy } : {}),
+      versions: mergeVersions<MachineImageVersion>(p.versions, o.versions ?? [], true),
+    };
+  });
+  const inParent = new Set(parent.map((p) => p.name));
+  // An image of the NCP's own without versions is MACHINE-IMAGES' to report; merged, it has none.
+  for (const o of overrides) if (!inParent.has(o.name)) merged.push({ ...o, versions: o.versions ?? [] });
+  return merged;
+}
+
+export function mergeNamespacedProfile(parent: CloudProfileSpec, ncp: NamespacedCloudProfileSpec): CloudProfileSpec {
+  return {
+    ...parent,
+    kubernetes: {
+      ...parent.kubernetes,
+      versions: mergeVersions(parent.kubernetes.versions, ncp.kubernetes?.versions ?? [], false),
+    },
+    machineImages: mergeImages(parent.machineImages, ncp.machineImages ?? []),
+  };
+}
