@@ -37,15 +37,41 @@ try {
     const maxOf = (n) => client({ mode: 'max', url: servers[n].url + sc.path, bodyFile, connections: 4, durationS });
     for (const n of names) await maxOf(n);
     const rps = Object.fromEntries(names.map((n) => [n, []]));
-    for (let r = 0; r < rounds; r++) for (let i = 0; i < names.length; i++) { const n = names[(i + r) % names.length]; rps[n].push((await maxOf(n)).rps); }
+    for (let r = 0; r < rounds; r++)
+      for (let i = 0; i < names.length; i++) {
+        const n = names[(i + r) % names.length];
+        rps[n].push((await maxOf(n)).rps);
+      }
     const ratios = (n) => rps[n].map((x, i) => x / rps.base[i]);
-    const line = names.filter((n) => n !== 'base').map((n) => `${n} ${median(rps[n]).toFixed(0)} req/s ratio ${median(ratios(n)).toFixed(3)} (±${spreadPct(ratios(n)).toFixed(1)}%)`);
-    console.log(`${sc.title} (${(body.length / 1024).toFixed(1)} KB): base ${median(rps.base).toFixed(0)} req/s; ${line.join('; ')}`);
+    const line = names
+      .filter((n) => n !== 'base')
+      .map(
+        (n) =>
+          `${n} ${median(rps[n]).toFixed(0)} req/s ratio ${median(ratios(n)).toFixed(3)} (±${spreadPct(ratios(n)).toFixed(1)}%)`,
+      );
+    console.log(
+      `${sc.title} (${(body.length / 1024).toFixed(1)} KB): base ${median(rps.base).toFixed(0)} req/s; ${line.join('; ')}`,
+    );
     if (paced) {
       const rate = Math.round(median(rps.ours) / 2);
       const p = Object.fromEntries(names.map((n) => [n, []]));
-      for (let r = 0; r < 3; r++) for (const n of names) p[n].push((await client({ mode: 'paced', url: servers[n].url + sc.path, bodyFile, caFile: certs.ca, rate, durationS })).p99);
-      console.log(`  p99 at ${rate} req/s: ${names.map((n) => `${n} ${median(p[n]).toFixed(2)} ms [${p[n].map((x) => x.toFixed(1)).join(' ')}]`).join('; ')}`);
+      for (let r = 0; r < 3; r++)
+        for (const n of names)
+          p[n].push(
+            (
+              await client({
+                mode: 'paced',
+                url: servers[n].url + sc.path,
+                bodyFile,
+                caFile: certs.ca,
+                rate,
+                durationS,
+              })
+            ).p99,
+          );
+      console.log(
+        `  p99 at ${rate} req/s: ${names.map((n) => `${n} ${median(p[n]).toFixed(2)} ms [${p[n].map((x) => x.toFixed(1)).join(' ')}]`).join('; ')}`,
+      );
     }
   }
 } finally {

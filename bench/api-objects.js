@@ -2,7 +2,10 @@
 // the provider configuration a real landscape has, as items of a LIST page (no apiVersion/kind).
 // The informers trim them on arrival; the memory benchmarks measure what remains.
 export const K8S = ['1.29.14', '1.30.10', '1.30.11', '1.31.6', '1.31.7', '1.32.2', '1.32.3', '1.33.0'];
-const IMAGES = { gardenlinux: ['1592.6.0', '1592.7.0', '1877.1.0', '1877.2.0'], suse: ['15.6.20250101', '15.6.20250301'] };
+const IMAGES = {
+  gardenlinux: ['1592.6.0', '1592.7.0', '1877.1.0', '1877.2.0'],
+  suse: ['15.6.20250101', '15.6.20250301'],
+};
 export const PROFILES = ['aws', 'azure', 'gcp', 'openstack', 'alicloud'];
 const pick = (list, i) => list[i % list.length];
 
@@ -17,7 +20,11 @@ export function apiShoot(i) {
     return {
       name: `worker-${w + 1}`,
       ...(w === 1 ? { kubernetes: { version: pick(K8S, i + 7) } } : {}),
-      machine: { type: pick(['m5.large', 'm5.xlarge', 'c5.2xlarge'], i + w), image: { name: imageName, version: pick(IMAGES[imageName], i + w) }, architecture: 'amd64' },
+      machine: {
+        type: pick(['m5.large', 'm5.xlarge', 'c5.2xlarge'], i + w),
+        image: { name: imageName, version: pick(IMAGES[imageName], i + w) },
+        architecture: 'amd64',
+      },
       maximum: 5,
       minimum: 1,
       maxSurge: 1,
@@ -44,8 +51,23 @@ export function apiShoot(i) {
       },
       finalizers: ['gardener'],
       managedFields: [
-        { manager: 'gardener-dashboard', operation: 'Update', apiVersion: 'core.gardener.cloud/v1beta1', time: '2026-08-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:kubernetes': { 'f:version': {} }, 'f:provider': { 'f:workers': {} } } } },
-        { manager: 'gardenlet', operation: 'Update', apiVersion: 'core.gardener.cloud/v1beta1', time: '2026-08-30T22:10:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:lastOperation': {} } }, subresource: 'status' },
+        {
+          manager: 'gardener-dashboard',
+          operation: 'Update',
+          apiVersion: 'core.gardener.cloud/v1beta1',
+          time: '2026-08-01T10:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:kubernetes': { 'f:version': {} }, 'f:provider': { 'f:workers': {} } } },
+        },
+        {
+          manager: 'gardenlet',
+          operation: 'Update',
+          apiVersion: 'core.gardener.cloud/v1beta1',
+          time: '2026-08-30T22:10:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:lastOperation': {} } },
+          subresource: 'status',
+        },
       ],
     },
     spec: {
@@ -56,21 +78,51 @@ export function apiShoot(i) {
       purpose: 'production',
       addons: { kubernetesDashboard: { enabled: false }, nginxIngress: { enabled: false } },
       dns: { domain: `${name}.${namespace}.shoot.example.com` },
-      hibernation: { enabled: false, schedules: [{ start: '00 20 * * 1,2,3,4,5', end: '00 08 * * 1,2,3,4,5', location: 'Europe/Berlin' }] },
+      hibernation: {
+        enabled: false,
+        schedules: [{ start: '00 20 * * 1,2,3,4,5', end: '00 08 * * 1,2,3,4,5', location: 'Europe/Berlin' }],
+      },
       kubernetes: { version, kubeAPIServer: { enableAnonymousAuthentication: false }, kubelet: { failSwapOn: true } },
-      networking: { type: 'calico', pods: '100.96.0.0/11', nodes: '10.250.0.0/16', services: '100.64.0.0/13', ipFamilies: ['IPv4'] },
-      maintenance: { autoUpdate: { kubernetesVersion: true, machineImageVersion: true }, timeWindow: { begin: '220000+0100', end: '230000+0100' } },
+      networking: {
+        type: 'calico',
+        pods: '100.96.0.0/11',
+        nodes: '10.250.0.0/16',
+        services: '100.64.0.0/13',
+        ipFamilies: ['IPv4'],
+      },
+      maintenance: {
+        autoUpdate: { kubernetesVersion: true, machineImageVersion: true },
+        timeWindow: { begin: '220000+0100', end: '230000+0100' },
+      },
       provider: {
         type: 'aws',
-        controlPlaneConfig: { apiVersion: 'aws.provider.extensions.gardener.cloud/v1alpha1', kind: 'ControlPlaneConfig' },
-        infrastructureConfig: { apiVersion: 'aws.provider.extensions.gardener.cloud/v1alpha1', kind: 'InfrastructureConfig', networks: { vpc: { cidr: '10.250.0.0/16' }, zones: [{ name: 'eu-west-1a', internal: '10.250.112.0/22', public: '10.250.96.0/22', workers: '10.250.0.0/19' }] } },
+        controlPlaneConfig: {
+          apiVersion: 'aws.provider.extensions.gardener.cloud/v1alpha1',
+          kind: 'ControlPlaneConfig',
+        },
+        infrastructureConfig: {
+          apiVersion: 'aws.provider.extensions.gardener.cloud/v1alpha1',
+          kind: 'InfrastructureConfig',
+          networks: {
+            vpc: { cidr: '10.250.0.0/16' },
+            zones: [
+              { name: 'eu-west-1a', internal: '10.250.112.0/22', public: '10.250.96.0/22', workers: '10.250.0.0/19' },
+            ],
+          },
+        },
         workers,
         workersSettings: { sshAccess: { enabled: true } },
       },
       seedName: 'aws-eu1',
     },
     status: {
-      conditions: ['APIServerAvailable', 'ControlPlaneHealthy', 'ObservabilityComponentsHealthy', 'EveryNodeReady', 'SystemComponentsHealthy'].map((type) => ({
+      conditions: [
+        'APIServerAvailable',
+        'ControlPlaneHealthy',
+        'ObservabilityComponentsHealthy',
+        'EveryNodeReady',
+        'SystemComponentsHealthy',
+      ].map((type) => ({
         type,
         status: 'True',
         lastTransitionTime: '2026-08-30T22:10:00Z',
@@ -80,7 +132,13 @@ export function apiShoot(i) {
       })),
       gardener: { id: 'abcdef', name: 'gardener-controller-manager', version: 'v1.120.0' },
       hibernated: false,
-      lastOperation: { description: 'Shoot cluster has been successfully reconciled.', lastUpdateTime: '2026-08-30T22:10:00Z', progress: 100, state: 'Succeeded', type: 'Reconcile' },
+      lastOperation: {
+        description: 'Shoot cluster has been successfully reconciled.',
+        lastUpdateTime: '2026-08-30T22:10:00Z',
+        progress: 100,
+        state: 'Succeeded',
+        type: 'Reconcile',
+      },
       observedGeneration: 12,
       seedName: 'aws-eu1',
       technicalID: `shoot--${namespace}--${name}`,

@@ -29,7 +29,8 @@ export function kubernetesVersions(count, now) {
       const version = `1.${20 + m}.${p}`;
       const newestPatch = p === patches - 1;
       if (newestPatch) out.push({ version, classification: 'supported' });
-      else out.push({ version, classification: 'deprecated', expirationDate: iso(now + (30 + m * 7 + p) * 86_400_000) });
+      else
+        out.push({ version, classification: 'deprecated', expirationDate: iso(now + (30 + m * 7 + p) * 86_400_000) });
     }
   }
   // The highest version must not expire (LATEST-NO-EXPIRY).
@@ -49,7 +50,9 @@ export function machineImages(images, versionsPerImage, now) {
       const newest = patch === 3;
       versions.push({
         version: `${1400 + i * 10}.${minor}.${patch}`,
-        ...(newest ? { classification: 'supported' } : { classification: 'deprecated', expirationDate: iso(now + (60 + v) * 86_400_000) }),
+        ...(newest
+          ? { classification: 'supported' }
+          : { classification: 'deprecated', expirationDate: iso(now + (60 + v) * 86_400_000) }),
         cri: [{ name: 'containerd', containerRuntimes: [{ type: 'gvisor' }] }],
         architectures: ['amd64', 'arm64'],
         kubeletVersionConstraint: '>= 1.26',
@@ -64,13 +67,32 @@ export function machineImages(images, versionsPerImage, now) {
  * A CloudProfile the size of a large production landscape (about 150 KB as JSON by default; most
  * of it machine types and regions, which the rules do not read).
  */
-export function cloudProfile({ name = 'aws', k8s = 60, images = 8, imageVersions = 40, machineTypeCount = 700, regionCount = 40, now }) {
+export function cloudProfile({
+  name = 'aws',
+  k8s = 60,
+  images = 8,
+  imageVersions = 40,
+  machineTypeCount = 700,
+  regionCount = 40,
+  now,
+}) {
   const machineTypes = [];
   for (let i = 0; i < machineTypeCount; i++) {
-    machineTypes.push({ name: `m${5 + (i % 3)}.${['large', 'xlarge', '2xlarge', '4xlarge'][i % 4]}-${i}`, cpu: String(2 ** (i % 5)), gpu: '0', memory: `${8 * (1 + (i % 8))}Gi`, architecture: i % 2 ? 'arm64' : 'amd64', usable: true });
+    machineTypes.push({
+      name: `m${5 + (i % 3)}.${['large', 'xlarge', '2xlarge', '4xlarge'][i % 4]}-${i}`,
+      cpu: String(2 ** (i % 5)),
+      gpu: '0',
+      memory: `${8 * (1 + (i % 8))}Gi`,
+      architecture: i % 2 ? 'arm64' : 'amd64',
+      usable: true,
+    });
   }
   const regions = [];
-  for (let r = 0; r < regionCount; r++) regions.push({ name: `region-${r}`, zones: [{ name: `region-${r}a` }, { name: `region-${r}b` }, { name: `region-${r}c` }] });
+  for (let r = 0; r < regionCount; r++)
+    regions.push({
+      name: `region-${r}`,
+      zones: [{ name: `region-${r}a` }, { name: `region-${r}b` }, { name: `region-${r}c` }],
+    });
   return {
     apiVersion: GV,
     kind: 'CloudProfile',
@@ -102,7 +124,12 @@ export function shoots(profile, count, { pinned = 10, pinnedVersion, seed = 7 } 
     for (let w = 0; w < pools; w++) {
       const image = images[Math.floor(random() * images.length)];
       const iv = image.versions[Math.floor(random() * image.versions.length)];
-      workers.push({ name: `pool-${w}`, machine: { type: 'm5.large', image: { name: image.name, version: iv.version } }, minimum: 1, maximum: 3 });
+      workers.push({
+        name: `pool-${w}`,
+        machine: { type: 'm5.large', image: { name: image.name, version: iv.version } },
+        minimum: 1,
+        maximum: 3,
+      });
     }
     out.push({
       apiVersion: GV,

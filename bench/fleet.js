@@ -17,7 +17,11 @@ export function profile(name, shift) {
   for (let minor = 28; minor <= 34; minor++) {
     for (let patch = 0; patch < 6; patch++) {
       const old = minor < 32;
-      kubernetes.push({ version: `1.${minor}.${patch}`, classification: patch === 5 && minor === 34 ? 'preview' : patch < 4 || old ? 'deprecated' : 'supported', ...(old || patch < 3 ? { expirationDate: stamp((minor - 28) * 30 + patch * 7 + shift) } : {}) });
+      kubernetes.push({
+        version: `1.${minor}.${patch}`,
+        classification: patch === 5 && minor === 34 ? 'preview' : patch < 4 || old ? 'deprecated' : 'supported',
+        ...(old || patch < 3 ? { expirationDate: stamp((minor - 28) * 30 + patch * 7 + shift) } : {}),
+      });
     }
   }
   const image = (imageName, updateStrategy, majors, extra = {}) => ({
@@ -41,14 +45,25 @@ export function profile(name, shift) {
     spec: {
       type: name,
       kubernetes: { versions: kubernetes },
-      machineImages: [image('gardenlinux', 'major', [1443, 1592, 1877]), image('ubuntu', 'minor', [20, 22, 24]), image('suse', 'patch', [15, 16])],
-      machineTypes: [{ name: 'm5.large', architecture: 'amd64' }, { name: 'm6g.large', architecture: 'arm64' }],
+      machineImages: [
+        image('gardenlinux', 'major', [1443, 1592, 1877]),
+        image('ubuntu', 'minor', [20, 22, 24]),
+        image('suse', 'patch', [15, 16]),
+      ],
+      machineTypes: [
+        { name: 'm5.large', architecture: 'amd64' },
+        { name: 'm6g.large', architecture: 'arm64' },
+      ],
     },
   };
 }
 
 export const PROFILES = [profile('aws', 0), profile('gcp', 11), profile('azure', 23)];
-const IMAGES = [['gardenlinux', [1443, 1592, 1877]], ['ubuntu', [20, 22, 24]], ['suse', [15, 16]]];
+const IMAGES = [
+  ['gardenlinux', [1443, 1592, 1877]],
+  ['ubuntu', [20, 22, 24]],
+  ['suse', [15, 16]],
+];
 
 export function shoot(i) {
   const minor = 28 + rand(7);
@@ -57,7 +72,10 @@ export function shoot(i) {
     const [imageName, majors] = IMAGES[rand(IMAGES.length)];
     return {
       name: `pool-${p}`,
-      machine: { type: rand(4) === 0 ? 'm6g.large' : 'm5.large', image: { name: imageName, version: `${majors[rand(majors.length)]}.${rand(4)}.0` } },
+      machine: {
+        type: rand(4) === 0 ? 'm6g.large' : 'm5.large',
+        image: { name: imageName, version: `${majors[rand(majors.length)]}.${rand(4)}.0` },
+      },
       ...(p === 1 && rand(3) === 0 ? { kubernetes: { version: `1.${Math.max(28, minor - rand(2))}.${rand(5)}` } } : {}),
     };
   };
@@ -71,13 +89,18 @@ export function shoot(i) {
       kubernetes: { version },
       provider: { type: 'x', workers: [pool(0), pool(1)] },
       maintenance: {
-        timeWindow: { begin: `${hour}0000+0000`, end: `${hour}3000+0100`.replace(/^(\d\d)3000\+0100$/, (_, h) => `${String((Number(h) + 1) % 24).padStart(2, '0')}0000+0000`) },
+        timeWindow: {
+          begin: `${hour}0000+0000`,
+          end: `${hour}3000+0100`.replace(
+            /^(\d\d)3000\+0100$/,
+            (_, h) => `${String((Number(h) + 1) % 24).padStart(2, '0')}0000+0000`,
+          ),
+        },
         ...(rand(4) === 0 ? { autoUpdate: { kubernetesVersion: false, machineImageVersion: false } } : {}),
       },
     },
   };
 }
-
 
 /** The profiles and `shoots` Shoots, generated from the fixed seed. */
 export function fleet(shoots) {

@@ -20,7 +20,13 @@ const summary = await refresher.refresh();
 delay.disable();
 clearInterval(ticker);
 const heapMb = process.memoryUsage().heapUsed / 1e6;
-console.log(`background forecast, ${SHOOTS} Shoots over 3 profiles, ${Math.round((summary.until - summary.at) / 86_400_000)} days:`);
-console.log(`  CPU ${summary.busyMs.toFixed(0)} ms, wall ${summary.durationMs.toFixed(0)} ms, ${ticks} timer ticks ran in between`);
-console.log(`  event-loop delay meanwhile: max ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+console.log(
+  `background forecast, ${SHOOTS} Shoots over 3 profiles, ${Math.round((summary.until - summary.at) / 86_400_000)} days:`,
+);
+console.log(
+  `  CPU ${summary.busyMs.toFixed(0)} ms, wall ${summary.durationMs.toFixed(0)} ms, ${ticks} timer ticks ran in between`,
+);
+console.log(
+  `  event-loop delay meanwhile: max ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`,
+);
 console.log(`  ${summary.byVersion.length} label sets with something ahead; heap after: ${heapMb.toFixed(0)} MB`);

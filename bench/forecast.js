@@ -26,8 +26,12 @@ times.sort((a, b) => a - b);
 const events = result.shoots.reduce((n, s) => n + s.events.length, 0);
 const failures = result.shoots.reduce((n, s) => n + s.events.filter((e) => e.failure).length, 0);
 const traps = result.shoots.reduce((n, s) => n + s.events.filter((e) => e.trap).length, 0);
-console.log(`forecast, ${SHOOTS} Shoots over 3 profiles, 180 days: ${events} events (${failures} failures, ${traps} traps)`);
-console.log(`  forecastFleet: median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)})`);
+console.log(
+  `forecast, ${SHOOTS} Shoots over 3 profiles, 180 days: ${events} events (${failures} failures, ${traps} traps)`,
+);
+console.log(
+  `  forecastFleet: median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)})`,
+);
 
 // End to end: the CLI on a JSON state file, as an operator runs it, and the part of it that reads
 // the state (the YAML composer, shared with check and explain), to show where its time goes.
@@ -40,11 +44,15 @@ try {
   const loadMs = Number(process.hrtime.bigint() - start) / 1e6;
   const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
   start = process.hrtime.bigint();
-  execFileSync(process.execPath, [cli, 'forecast', '--state', file, '--now', stamp(0), '--output', 'json'], { maxBuffer: 1024 * 1024 * 1024 });
+  execFileSync(process.execPath, [cli, 'forecast', '--state', file, '--now', stamp(0), '--output', 'json'], {
+    maxBuffer: 1024 * 1024 * 1024,
+  });
   const cliMs = Number(process.hrtime.bigint() - start) / 1e6;
   console.log(`  loadStaticState of the same fleet as one JSON file: ${loadMs.toFixed(0)} ms`);
   console.log(`  version-policy forecast --output json on that file, end to end: ${cliMs.toFixed(0)} ms`);
-  console.log(times[2] < 2000 ? '  the forecast is under the 2 s of issue 28' : '  the forecast is OVER the 2 s of issue 28');
+  console.log(
+    times[2] < 2000 ? '  the forecast is under the 2 s of issue 28' : '  the forecast is OVER the 2 s of issue 28',
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

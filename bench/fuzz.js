@@ -7,7 +7,9 @@
 import { spawnSync } from 'node:child_process';
 
 if (!process.execArgv.some((a) => a.includes('tsx'))) {
-  const r = spawnSync(process.execPath, ['--import=tsx', new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import=tsx', new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -22,8 +24,16 @@ const concurrency = arg('concurrency', 8);
 const mib = (b) => (b / 1048576).toFixed(1);
 
 console.log(`fuzz: ${count} reviews, seed ${seed}, concurrency ${concurrency}`);
-const r = await runFuzz({ count, seed, concurrency, keep: 50, onProgress: (n) => process.stderr.write(`  ${n} sent, heap ${mib(process.memoryUsage().heapUsed)} MiB\n`) });
-console.log(`${r.sent} reviews in ${(r.elapsedMs / 1000).toFixed(1)} s (${Math.round(r.sent / (r.elapsedMs / 1000))}/s)`);
+const r = await runFuzz({
+  count,
+  seed,
+  concurrency,
+  keep: 50,
+  onProgress: (n) => process.stderr.write(`  ${n} sent, heap ${mib(process.memoryUsage().heapUsed)} MiB\n`),
+});
+console.log(
+  `${r.sent} reviews in ${(r.elapsedMs / 1000).toFixed(1)} s (${Math.round(r.sent / (r.elapsedMs / 1000))}/s)`,
+);
 console.log(`outcomes: ${JSON.stringify(r.outcomes)}`);
 console.log(`heap after GC: ${mib(r.heapStartBytes)} MiB after warm-up, ${mib(r.heapEndBytes)} MiB at the end`);
 console.log(`evaluate() threw: ${r.ruleThrows}`);

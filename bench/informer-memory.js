@@ -23,7 +23,12 @@ function fill(n, keep) {
   const full = [];
   let pageBytes = 0;
   for (let start = 0; start < n; start += PAGE) {
-    const page = JSON.stringify({ kind: 'ShootList', apiVersion: 'core.gardener.cloud/v1beta1', metadata: {}, items: Array.from({ length: Math.min(PAGE, n - start) }, (_, k) => apiShoot(start + k)) });
+    const page = JSON.stringify({
+      kind: 'ShootList',
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      metadata: {},
+      items: Array.from({ length: Math.min(PAGE, n - start) }, (_, k) => apiShoot(start + k)),
+    });
     pageBytes += page.length;
     for (const raw of JSON.parse(page).items) {
       if (keep === 'full') {
@@ -45,7 +50,10 @@ function settle() {
 }
 
 const mb = (b) => (b / 1024 / 1024).toFixed(1);
-const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const counts = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 console.log(`node ${process.version}, ${PAGE} Shoots per LIST page`);
 for (const n of counts.length > 0 ? counts : [10_000, 100_000]) {
   for (const keep of ['trimmed', 'full']) {
@@ -54,7 +62,10 @@ for (const n of counts.length > 0 ? counts : [10_000, 100_000]) {
     const after = settle();
     const heap = after.heap - before.heap;
     const rss = after.rss - before.rss;
-    const check = keep === 'trimmed' ? `, index: ${held.index.count('Shoot')} Shoots, ${held.index.kubernetesVersionUsers({ kind: 'CloudProfile', name: 'aws' }, K8S[0]).length} users of ${K8S[0]} on aws` : '';
+    const check =
+      keep === 'trimmed'
+        ? `, index: ${held.index.count('Shoot')} Shoots, ${held.index.kubernetesVersionUsers({ kind: 'CloudProfile', name: 'aws' }, K8S[0]).length} users of ${K8S[0]} on aws`
+        : '';
     console.log(
       `${String(n).padStart(7)} Shoots ${keep.padEnd(7)}: heap +${mb(heap)} MB (${Math.round(heap / n)} B/Shoot, ${mb((heap / n) * 10_000)} MB per 10,000), rss +${mb(rss)} MB; JSON as served ${Math.round(held.pageBytes / n)} B/Shoot${check}`,
     );

@@ -32,7 +32,18 @@ function child(n, calls, warmup) {
 function instructions(n, calls) {
   const run = spawnSync(
     'valgrind',
-    ['--tool=cachegrind', '--cache-sim=no', '--cachegrind-out-file=/dev/null', '--smc-check=all-non-file', process.execPath, '--single-threaded', fileURLToPath(import.meta.url), '--child', String(n), String(calls)],
+    [
+      '--tool=cachegrind',
+      '--cache-sim=no',
+      '--cachegrind-out-file=/dev/null',
+      '--smc-check=all-non-file',
+      process.execPath,
+      '--single-threaded',
+      fileURLToPath(import.meta.url),
+      '--child',
+      String(n),
+      String(calls),
+    ],
     { encoding: 'utf8', maxBuffer: 1 << 24 },
   );
   const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr);
@@ -44,7 +55,11 @@ function cpuPerCall(n) {
   // Natively, after a warm-up as long as the larger run, so that the optimised code is timed.
   const calls = callsFor(n, BUDGET.many);
   // --single-threaded as under valgrind: the GC's work is on the main thread in both, and counted.
-  const out = execFileSync(process.execPath, ['--single-threaded', fileURLToPath(import.meta.url), '--child', String(n), String(2 * calls), String(calls)], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    ['--single-threaded', fileURLToPath(import.meta.url), '--child', String(n), String(2 * calls), String(calls)],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(out).us;
 }
 
@@ -63,14 +78,20 @@ if (args[0] === '--child') {
     const many = callsFor(n, BUDGET.many);
     const perCall = (instructions(n, many) - instructions(n, few)) / (many - few);
     const row = { n, instructions: perCall, us: cpuPerCall(n) };
-    console.error(`${n} versions: ${(perCall / 1e6).toFixed(2)} M instructions, ${row.us.toFixed(1)} µs per evaluate()`);
+    console.error(
+      `${n} versions: ${(perCall / 1e6).toFixed(2)} M instructions, ${row.us.toFixed(1)} µs per evaluate()`,
+    );
     return row;
   });
-  console.log('| Versions | Instructions per evaluate() | ×, per 10× | CPU µs per evaluate(), single-threaded | ×, per 10× | ns per 1,000 instructions |');
+  console.log(
+    '| Versions | Instructions per evaluate() | ×, per 10× | CPU µs per evaluate(), single-threaded | ×, per 10× | ns per 1,000 instructions |',
+  );
   console.log('|---|---|---|---|---|---|');
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
     const x = (a, b) => (b ? `×${per10x(a / b, prev.n, r.n).toFixed(2)}` : '');
-    console.log(`| ${r.n.toLocaleString('en')} | ${(r.instructions / 1e6).toFixed(2)} M | ${x(r.instructions, prev?.instructions)} | ${r.us.toFixed(1)} | ${x(r.us, prev?.us)} | ${((r.us * 1e6) / r.instructions).toFixed(0)} |`);
+    console.log(
+      `| ${r.n.toLocaleString('en')} | ${(r.instructions / 1e6).toFixed(2)} M | ${x(r.instructions, prev?.instructions)} | ${r.us.toFixed(1)} | ${x(r.us, prev?.us)} | ${((r.us * 1e6) / r.instructions).toFixed(0)} |`,
+    );
   });
 }

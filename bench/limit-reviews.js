@@ -22,23 +22,40 @@ const BUDGET_MS = 50;
 
 const k8s = (i) => `1.${20 + Math.floor(i / 50)}.${i % 50}`;
 const imageVersion = (i) => `${1000 + Math.floor(i / 20)}.${i % 20}.0`;
-const image = (name, n) => ({ name, updateStrategy: 'major', versions: Array.from({ length: n }, (_, i) => ({ version: imageVersion(i), cri: [{ name: 'containerd' }], architectures: ['amd64'] })) });
+const image = (name, n) => ({
+  name,
+  updateStrategy: 'major',
+  versions: Array.from({ length: n }, (_, i) => ({
+    version: imageVersion(i),
+    cri: [{ name: 'containerd' }],
+    architectures: ['amd64'],
+  })),
+});
 const profile = (kubernetes, images, name = 'aws') => ({
   apiVersion: 'core.gardener.cloud/v1beta1',
   kind: 'CloudProfile',
   metadata: { name },
-  spec: { type: 'aws', kubernetes: { versions: Array.from({ length: kubernetes }, (_, i) => ({ version: k8s(i) })) }, machineImages: images, regions: [{ name: 'region-1' }] },
+  spec: {
+    type: 'aws',
+    kubernetes: { versions: Array.from({ length: kubernetes }, (_, i) => ({ version: k8s(i) })) },
+    machineImages: images,
+    regions: [{ name: 'region-1' }],
+  },
 });
 /** `entries` version entries: a full Kubernetes list, then images of `perImage` versions. */
 const entriesProfile = (entries, perList) => {
   const k = Math.min(entries, perList);
   const images = [];
-  for (let left = entries - k, i = 0; left > 0; left -= perList, i++) images.push(image(`image-${i}`, Math.min(left, perList)));
+  for (let left = entries - k, i = 0; left > 0; left -= perList, i++)
+    images.push(image(`image-${i}`, Math.min(left, perList)));
   return profile(k, images);
 };
 const withStages = (p, stages) => {
   for (const v of p.spec.kubernetes.versions) {
-    v.lifecycle = Array.from({ length: stages }, (_, i) => ({ classification: ['preview', 'supported', 'deprecated', 'expired'][i % 4], startTime: new Date(NOW + (i - stages) * 86_400_000).toISOString() }));
+    v.lifecycle = Array.from({ length: stages }, (_, i) => ({
+      classification: ['preview', 'supported', 'deprecated', 'expired'][i % 4],
+      startTime: new Date(NOW + (i - stages) * 86_400_000).toISOString(),
+    }));
   }
   return p;
 };
@@ -51,7 +68,11 @@ const shoot = (workers, name = 'big') => ({
     kubernetes: { version: k8s(48) },
     provider: {
       type: 'aws',
-      workers: Array.from({ length: workers }, (_, i) => ({ name: `pool-${i}`, kubernetes: { version: k8s(48) }, machine: { type: 'm5.large', image: { name: 'image-0', version: imageVersion(i % 40) } } })),
+      workers: Array.from({ length: workers }, (_, i) => ({
+        name: `pool-${i}`,
+        kubernetes: { version: k8s(48) },
+        machine: { type: 'm5.large', image: { name: 'image-0', version: imageVersion(i % 40) } },
+      })),
     },
   },
 });
@@ -67,40 +88,90 @@ const req = (operation, kind, object, oldObject) => ({
 
 const L = LIMITS;
 const shapes = [
-  [`CREATE, ${L.versionsPerList} Kubernetes versions (versions per list)`, () => req('CREATE', 'CloudProfile', profile(L.versionsPerList, [image('image-0', 40)]))],
-  [`CREATE, one image of ${L.versionsPerList} versions (versions per list)`, () => req('CREATE', 'CloudProfile', profile(60, [image('image-0', L.versionsPerList)]))],
-  [`CREATE, ${L.machineImages} images (images; ${Math.floor(L.versionEntries / L.machineImages)} versions each)`, () => req('CREATE', 'CloudProfile', profile(1, Array.from({ length: L.machineImages }, (_, i) => image(`image-${i}`, Math.floor((L.versionEntries - 1) / L.machineImages)))))],
-  [`CREATE, ${L.versionEntries} version entries (entries per object)`, () => req('CREATE', 'CloudProfile', entriesProfile(L.versionEntries, L.versionsPerList))],
-  [`UPDATE, ${L.versionEntries} entries on both sides, one removed`, () => {
-    const old = entriesProfile(L.versionEntries, L.versionsPerList);
-    const next = structuredClone(old);
-    next.spec.machineImages.at(-1).versions.pop();
-    return req('UPDATE', 'CloudProfile', next, old);
-  }],
-  [`CREATE, ${L.versionsPerList} Kubernetes versions × ${L.lifecycleStages} lifecycle stages`, () => req('CREATE', 'CloudProfile', withStages(profile(L.versionsPerList, [image('image-0', 40)]), L.lifecycleStages))],
-  [`UPDATE, stored past the limits: ${STORED_CEILING.versionEntries} entries kept (the stored ceiling)`, () => {
-    const old = entriesProfile(STORED_CEILING.versionEntries, STORED_CEILING.versionsPerList);
-    return req('UPDATE', 'CloudProfile', structuredClone(old), old);
-  }],
-  [`DELETE, ${STORED_CEILING.versionEntries * 2} entries stored`, () => req('DELETE', 'CloudProfile', undefined, entriesProfile(STORED_CEILING.versionEntries * 2, STORED_CEILING.versionsPerList))],
-  [`Shoot CREATE, ${SHOOT_LIMITS.workers} workers (workers per Shoot)`, () => req('CREATE', 'Shoot', shoot(SHOOT_LIMITS.workers))],
-  [`Shoot UPDATE, ${SHOOT_LIMITS.workers} workers, every version changed`, () => {
-    const old = shoot(SHOOT_LIMITS.workers);
-    const next = structuredClone(old);
-    next.spec.kubernetes.version = k8s(49);
-    for (const w of next.spec.provider.workers) {
-      w.kubernetes.version = k8s(49);
-      w.machine.image.version = imageVersion(41);
-    }
-    return req('UPDATE', 'Shoot', next, old);
-  }],
+  [
+    `CREATE, ${L.versionsPerList} Kubernetes versions (versions per list)`,
+    () => req('CREATE', 'CloudProfile', profile(L.versionsPerList, [image('image-0', 40)])),
+  ],
+  [
+    `CREATE, one image of ${L.versionsPerList} versions (versions per list)`,
+    () => req('CREATE', 'CloudProfile', profile(60, [image('image-0', L.versionsPerList)])),
+  ],
+  [
+    `CREATE, ${L.machineImages} images (images; ${Math.floor(L.versionEntries / L.machineImages)} versions each)`,
+    () =>
+      req(
+        'CREATE',
+        'CloudProfile',
+        profile(
+          1,
+          Array.from({ length: L.machineImages }, (_, i) =>
+            image(`image-${i}`, Math.floor((L.versionEntries - 1) / L.machineImages)),
+          ),
+        ),
+      ),
+  ],
+  [
+    `CREATE, ${L.versionEntries} version entries (entries per object)`,
+    () => req('CREATE', 'CloudProfile', entriesProfile(L.versionEntries, L.versionsPerList)),
+  ],
+  [
+    `UPDATE, ${L.versionEntries} entries on both sides, one removed`,
+    () => {
+      const old = entriesProfile(L.versionEntries, L.versionsPerList);
+      const next = structuredClone(old);
+      next.spec.machineImages.at(-1).versions.pop();
+      return req('UPDATE', 'CloudProfile', next, old);
+    },
+  ],
+  [
+    `CREATE, ${L.versionsPerList} Kubernetes versions × ${L.lifecycleStages} lifecycle stages`,
+    () =>
+      req('CREATE', 'CloudProfile', withStages(profile(L.versionsPerList, [image('image-0', 40)]), L.lifecycleStages)),
+  ],
+  [
+    `UPDATE, stored past the limits: ${STORED_CEILING.versionEntries} entries kept (the stored ceiling)`,
+    () => {
+      const old = entriesProfile(STORED_CEILING.versionEntries, STORED_CEILING.versionsPerList);
+      return req('UPDATE', 'CloudProfile', structuredClone(old), old);
+    },
+  ],
+  [
+    `DELETE, ${STORED_CEILING.versionEntries * 2} entries stored`,
+    () =>
+      req(
+        'DELETE',
+        'CloudProfile',
+        undefined,
+        entriesProfile(STORED_CEILING.versionEntries * 2, STORED_CEILING.versionsPerList),
+      ),
+  ],
+  [
+    `Shoot CREATE, ${SHOOT_LIMITS.workers} workers (workers per Shoot)`,
+    () => req('CREATE', 'Shoot', shoot(SHOOT_LIMITS.workers)),
+  ],
+  [
+    `Shoot UPDATE, ${SHOOT_LIMITS.workers} workers, every version changed`,
+    () => {
+      const old = shoot(SHOOT_LIMITS.workers);
+      const next = structuredClone(old);
+      next.spec.kubernetes.version = k8s(49);
+      for (const w of next.spec.provider.workers) {
+        w.kubernetes.version = k8s(49);
+        w.machine.image.version = imageVersion(41);
+      }
+      return req('UPDATE', 'Shoot', next, old);
+    },
+  ],
 ];
 
 // The Shoots' profile, and Shoots on it, as the informers would hold them.
 const stateProfile = entriesProfile(2_000, 1_000);
 stateProfile.spec.machineImages[0].versions = image('image-0', 60).versions;
 const state = staticState([stateProfile, ...Array.from({ length: 500 }, (_, i) => shoot(2, `s-${i}`))]);
-const configs = { 'gate off': resolveConfig({}), 'gate on': resolveConfig({ featureGates: { VersionClassificationLifecycle: true } }) };
+const configs = {
+  'gate off': resolveConfig({}),
+  'gate on': resolveConfig({ featureGates: { VersionClassificationLifecycle: true } }),
+};
 
 // With --expose-gc, each review starts from a collected heap: it pays for the collections its own
 // allocation brings, not for the garbage of the reviews before it.
@@ -129,17 +200,32 @@ for (const [name, build] of shapes) {
       const main = samples.map(([m]) => m);
       const all = samples.map(([, a]) => a);
       const r = outcome.response;
-      results.push({ name, webhook, gate, medianMs: median(main), maxMs: Math.max(...main), processMedianMs: median(all), allowed: r.allowed, code: r.status?.code ?? 200, patched: Boolean(r.patch) });
+      results.push({
+        name,
+        webhook,
+        gate,
+        medianMs: median(main),
+        maxMs: Math.max(...main),
+        processMedianMs: median(all),
+        allowed: r.allowed,
+        code: r.status?.code ?? 200,
+        patched: Boolean(r.patch),
+      });
     }
   }
 }
 
 if (process.argv.includes('--json')) console.log(JSON.stringify(results, null, 2));
 else {
-  console.log(`CPU ms per review at each limit: main thread median and worst of ${rounds} (after 3 warm-up reviews; budget ${BUDGET_MS} ms), and the whole process's median`);
+  console.log(
+    `CPU ms per review at each limit: main thread median and worst of ${rounds} (after 3 warm-up reviews; budget ${BUDGET_MS} ms), and the whole process's median`,
+  );
   for (const r of results) {
-    const verdict = r.code === 200 ? (r.allowed ? (r.patched ? 'allowed+patch' : 'allowed') : 'denied') : `code ${r.code}`;
-    console.log(`  ${r.maxMs <= BUDGET_MS ? 'ok  ' : 'OVER'} ${r.name.padEnd(72)} ${r.webhook.padEnd(8)} ${r.gate.padEnd(8)} ${r.medianMs.toFixed(1).padStart(6)} ${r.maxMs.toFixed(1).padStart(6)} ${r.processMedianMs.toFixed(1).padStart(7)}  ${verdict}`);
+    const verdict =
+      r.code === 200 ? (r.allowed ? (r.patched ? 'allowed+patch' : 'allowed') : 'denied') : `code ${r.code}`;
+    console.log(
+      `  ${r.maxMs <= BUDGET_MS ? 'ok  ' : 'OVER'} ${r.name.padEnd(72)} ${r.webhook.padEnd(8)} ${r.gate.padEnd(8)} ${r.medianMs.toFixed(1).padStart(6)} ${r.maxMs.toFixed(1).padStart(6)} ${r.processMedianMs.toFixed(1).padStart(7)}  ${verdict}`,
+    );
   }
   const over = results.filter((r) => r.maxMs > BUDGET_MS);
   console.log(over.length ? `${over.length} over the budget` : 'every limit within the budget');

@@ -44,7 +44,12 @@ export async function startListServer(certs, { shoots, profiles }) {
       for (let i = from; i < to; i++) items.push(apiShoot(i));
       if (to < shoots) next = String(to);
     }
-    const body = JSON.stringify({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'List', metadata: { resourceVersion: '1', ...(next ? { continue: next } : {}) }, items });
+    const body = JSON.stringify({
+      apiVersion: 'core.gardener.cloud/v1beta1',
+      kind: 'List',
+      metadata: { resourceVersion: '1', ...(next ? { continue: next } : {}) },
+      items,
+    });
     stats.pages++;
     stats.bytes += body.length;
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -57,7 +62,15 @@ export async function startListServer(certs, { shoots, profiles }) {
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'bench', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': certs.caPem.toString('base64') } }],
+      clusters: [
+        {
+          name: 'bench',
+          cluster: {
+            server: `https://127.0.0.1:${port}`,
+            'certificate-authority-data': certs.caPem.toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'bench', user: { token: TOKEN } }],
       contexts: [{ name: 'bench', context: { cluster: 'bench', user: 'bench' } }],
       'current-context': 'bench',

@@ -108,7 +108,16 @@ async function paced({ url, bodyFile, caFile, rate, durationS, maxSockets = 32, 
   const { latencies, errors, non2xx, elapsedMs } = await run(Math.max(1, Math.round(rate * durationS)));
   agent.destroy();
   const sorted = latencies.sort((a, b) => a - b);
-  return { rate, rps: (sorted.length / elapsedMs) * 1000, requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1), errors, non2xx };
+  return {
+    rate,
+    rps: (sorted.length / elapsedMs) * 1000,
+    requests: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1),
+    errors,
+    non2xx,
+  };
 }
 
 const opts = JSON.parse(process.argv[2] ?? '{}');

@@ -26,7 +26,15 @@ const DAY_MS = 86_400_000;
  */
 export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
   // A small profile: 6 Kubernetes versions, one image of 4 versions, a handful of machine types.
-  const small = cloudProfile({ name: 'small', k8s: 6, images: 1, imageVersions: 4, machineTypeCount: 4, regionCount: 2, now });
+  const small = cloudProfile({
+    name: 'small',
+    k8s: 6,
+    images: 1,
+    imageVersions: 4,
+    machineTypeCount: 4,
+    regionCount: 2,
+    now,
+  });
   const smallNext = structuredClone(small);
   smallNext.spec.kubernetes.versions.push({ version: '1.21.0', classification: 'preview' });
 
@@ -36,7 +44,15 @@ export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
   const population = shoots(big, 10_000, { pinnedVersion: pinned, pinned: 10 });
 
   // A profile written without classifications or dates: /mutate fills in the lifecycles.
-  const plain = cloudProfile({ name: 'plain', k8s: 30, images: 2, imageVersions: 12, machineTypeCount: 100, regionCount: 10, now });
+  const plain = cloudProfile({
+    name: 'plain',
+    k8s: 30,
+    images: 2,
+    imageVersions: 12,
+    machineTypeCount: 100,
+    regionCount: 10,
+    now,
+  });
   for (const v of plain.spec.kubernetes.versions) {
     delete v.classification;
     delete v.expirationDate;
@@ -61,13 +77,48 @@ export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
   return {
     state: [small, big, plainCloudProfile(), ...population],
     reviews: {
-      a: { title: '(a) small CloudProfile UPDATE, allowed', path: '/validate', expect: 'allowed', review: review({ uid: 'a', operation: 'UPDATE', object: smallNext, oldObject: small }) },
-      b: { title: '(b) realistic profile, in-use version removed, denied (10,000 Shoots)', path: '/validate', expect: 'denied', review: review({ uid: 'b', operation: 'UPDATE', object: removeVersion(big, pinned), oldObject: big }) },
-      c: { title: '(c) /mutate CREATE, lifecycles defaulted', path: '/mutate', expect: 'patched', review: review({ uid: 'c', operation: 'CREATE', object: plain }) },
-      d: { title: '(d) Shoot UPDATE, annotation-only change, /validate', path: '/validate', expect: 'allowed', review: review({ uid: 'd', operation: 'UPDATE', object: annotated, oldObject: shoot }) },
-      e: { title: '(e) Shoot UPDATE, annotation-only change, /mutate', path: '/mutate', expect: 'allowed', review: review({ uid: 'e', operation: 'UPDATE', object: annotated, oldObject: shoot }) },
-      f: { title: '(f) Shoot CREATE, /validate', path: '/validate', expect: 'allowed', review: review({ uid: 'f', operation: 'CREATE', object: created }) },
-      g: { title: '(g) realistic profile with plain versions, label-only UPDATE', path: '/validate', expect: 'allowed', review: plainUpdate() },
+      a: {
+        title: '(a) small CloudProfile UPDATE, allowed',
+        path: '/validate',
+        expect: 'allowed',
+        review: review({ uid: 'a', operation: 'UPDATE', object: smallNext, oldObject: small }),
+      },
+      b: {
+        title: '(b) realistic profile, in-use version removed, denied (10,000 Shoots)',
+        path: '/validate',
+        expect: 'denied',
+        review: review({ uid: 'b', operation: 'UPDATE', object: removeVersion(big, pinned), oldObject: big }),
+      },
+      c: {
+        title: '(c) /mutate CREATE, lifecycles defaulted',
+        path: '/mutate',
+        expect: 'patched',
+        review: review({ uid: 'c', operation: 'CREATE', object: plain }),
+      },
+      d: {
+        title: '(d) Shoot UPDATE, annotation-only change, /validate',
+        path: '/validate',
+        expect: 'allowed',
+        review: review({ uid: 'd', operation: 'UPDATE', object: annotated, oldObject: shoot }),
+      },
+      e: {
+        title: '(e) Shoot UPDATE, annotation-only change, /mutate',
+        path: '/mutate',
+        expect: 'allowed',
+        review: review({ uid: 'e', operation: 'UPDATE', object: annotated, oldObject: shoot }),
+      },
+      f: {
+        title: '(f) Shoot CREATE, /validate',
+        path: '/validate',
+        expect: 'allowed',
+        review: review({ uid: 'f', operation: 'CREATE', object: created }),
+      },
+      g: {
+        title: '(g) realistic profile with plain versions, label-only UPDATE',
+        path: '/validate',
+        expect: 'allowed',
+        review: plainUpdate(),
+      },
     },
   };
 }
@@ -81,10 +132,17 @@ function plainCloudProfile() {
   for (let m = 0; m < 10; m++) for (let p = 0; p < 6; p++) kubernetes.push({ version: `1.${25 + m}.${p}` });
   const machineImages = Array.from({ length: 8 }, (_, i) => {
     const versions = [];
-    for (let m = 0; m < 10; m++) for (let p = 0; p < 4; p++) versions.push({ version: `${1000 + m}.${p}.0`, cri: [{ name: 'containerd' }], architectures: ['amd64'] });
+    for (let m = 0; m < 10; m++)
+      for (let p = 0; p < 4; p++)
+        versions.push({ version: `${1000 + m}.${p}.0`, cri: [{ name: 'containerd' }], architectures: ['amd64'] });
     return { name: `image-${i}`, updateStrategy: 'major', versions };
   });
-  return { apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', metadata: { name: 'plain-versions' }, spec: { type: 'aws', kubernetes: { versions: kubernetes }, machineImages, regions: [{ name: 'region-1' }] } };
+  return {
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'CloudProfile',
+    metadata: { name: 'plain-versions' },
+    spec: { type: 'aws', kubernetes: { versions: kubernetes }, machineImages, regions: [{ name: 'region-1' }] },
+  };
 }
 
 /** A label-only UPDATE of the plain-versions profile. */
@@ -122,12 +180,16 @@ function apiShoot(s) {
 
 function post(url, body, ca) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json' }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', ca, headers: { 'content-type': 'application/json' }, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -143,7 +205,10 @@ export async function verify(server, sc, body, ca, expect) {
 }
 
 export async function client(opts) {
-  const { stdout } = await run(process.execPath, [join(ROOT, 'bench/load-client.js'), JSON.stringify(opts)], { cwd: ROOT, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, [join(ROOT, 'bench/load-client.js'), JSON.stringify(opts)], {
+    cwd: ROOT,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout);
 }
 
@@ -151,7 +216,15 @@ export async function client(opts) {
  * Runs the section. `rounds` alternating rounds of `durationS` seconds for the maximum, then
  * `pacedRounds` alternating rounds at half our maximum.
  */
-export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pacedS = 4, connections = 4, only, log = () => {} } = {}) {
+export async function runLoad({
+  rounds = 5,
+  durationS = 4,
+  pacedRounds = 3,
+  pacedS = 4,
+  connections = 4,
+  only,
+  log = () => {},
+} = {}) {
   const certs = await certificates();
   const { state, reviews } = scenarios();
   const stateFile = await writeState(certs.dir, 'state.yaml', state);
@@ -176,15 +249,20 @@ export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pace
       const m = { ours: [], base: [] };
       for (let r = 0; r < rounds; r++) {
         for (const who of r % 2 ? ['base', 'ours'] : ['ours', 'base']) m[who].push(await maxOf(who));
-        log(`  round ${r + 1}: ours ${m.ours.at(-1).rps.toFixed(0)} req/s, baseline ${m.base.at(-1).rps.toFixed(0)} req/s`);
+        log(
+          `  round ${r + 1}: ours ${m.ours.at(-1).rps.toFixed(0)} req/s, baseline ${m.base.at(-1).rps.toFixed(0)} req/s`,
+        );
       }
       const oursMax = median(m.ours.map((x) => x.rps));
       const rate = Math.max(1, Math.round(oursMax / 2));
-      const pacedOf = (who) => client({ mode: 'paced', url: servers[who].url + sc.path, bodyFile, caFile: certs.ca, rate, durationS: pacedS });
+      const pacedOf = (who) =>
+        client({ mode: 'paced', url: servers[who].url + sc.path, bodyFile, caFile: certs.ca, rate, durationS: pacedS });
       const p = { ours: [], base: [] };
       for (let r = 0; r < pacedRounds; r++) {
         for (const who of r % 2 ? ['base', 'ours'] : ['ours', 'base']) p[who].push(await pacedOf(who));
-        log(`  at ${rate} req/s: ours p99 ${p.ours.at(-1).p99.toFixed(2)} ms, baseline p99 ${p.base.at(-1).p99.toFixed(2)} ms`);
+        log(
+          `  at ${rate} req/s: ours p99 ${p.ours.at(-1).p99.toFixed(2)} ms, baseline p99 ${p.base.at(-1).p99.toFixed(2)} ms`,
+        );
       }
       load.push(loadavg()[0]);
 
@@ -194,17 +272,45 @@ export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pace
         bytes: body.length,
         answer,
         loadavg: load,
-        ours: { rps: oursMax, spread: spreadPct(m.ours.map((x) => x.rps)), p50: median(m.ours.map((x) => x.p50)), p99: median(m.ours.map((x) => x.p99)) },
-        base: { rps: median(m.base.map((x) => x.rps)), spread: spreadPct(m.base.map((x) => x.rps)), p50: median(m.base.map((x) => x.p50)), p99: median(m.base.map((x) => x.p99)) },
+        ours: {
+          rps: oursMax,
+          spread: spreadPct(m.ours.map((x) => x.rps)),
+          p50: median(m.ours.map((x) => x.p50)),
+          p99: median(m.ours.map((x) => x.p99)),
+        },
+        base: {
+          rps: median(m.base.map((x) => x.rps)),
+          spread: spreadPct(m.base.map((x) => x.rps)),
+          p50: median(m.base.map((x) => x.p50)),
+          p99: median(m.base.map((x) => x.p99)),
+        },
         ratio: oursMax / median(m.base.map((x) => x.rps)),
         half: {
           rate,
-          ours: { p50: median(p.ours.map((x) => x.p50)), p99: median(p.ours.map((x) => x.p99)), p99Spread: spreadPct(p.ours.map((x) => x.p99)), rps: median(p.ours.map((x) => x.rps)) },
-          base: { p50: median(p.base.map((x) => x.p50)), p99: median(p.base.map((x) => x.p99)), p99Spread: spreadPct(p.base.map((x) => x.p99)) },
+          ours: {
+            p50: median(p.ours.map((x) => x.p50)),
+            p99: median(p.ours.map((x) => x.p99)),
+            p99Spread: spreadPct(p.ours.map((x) => x.p99)),
+            rps: median(p.ours.map((x) => x.rps)),
+          },
+          base: {
+            p50: median(p.base.map((x) => x.p50)),
+            p99: median(p.base.map((x) => x.p99)),
+            p99Spread: spreadPct(p.base.map((x) => x.p99)),
+          },
         },
-        errors: { ours: sum([...m.ours, ...p.ours], (x) => x.errors), base: sum([...m.base, ...p.base], (x) => x.errors) },
-        non2xx: { ours: sum([...m.ours, ...p.ours], (x) => x.non2xx), base: sum([...m.base, ...p.base], (x) => x.non2xx) },
-        requests: { ours: sum([...m.ours, ...p.ours], (x) => x.requests), base: sum([...m.base, ...p.base], (x) => x.requests) },
+        errors: {
+          ours: sum([...m.ours, ...p.ours], (x) => x.errors),
+          base: sum([...m.base, ...p.base], (x) => x.errors),
+        },
+        non2xx: {
+          ours: sum([...m.ours, ...p.ours], (x) => x.non2xx),
+          base: sum([...m.base, ...p.base], (x) => x.non2xx),
+        },
+        requests: {
+          ours: sum([...m.ours, ...p.ours], (x) => x.requests),
+          base: sum([...m.base, ...p.base], (x) => x.requests),
+        },
       };
     }
   } finally {
@@ -214,5 +320,7 @@ export async function runLoad({ rounds = 5, durationS = 4, pacedRounds = 3, pace
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await runLoad({ rounds: 3, durationS: 3, pacedRounds: 2, pacedS: 3, log: console.error }), null, 2));
+  console.log(
+    JSON.stringify(await runLoad({ rounds: 3, durationS: 3, pacedRounds: 2, pacedS: 3, log: console.error }), null, 2),
+  );
 }

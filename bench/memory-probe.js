@@ -11,7 +11,14 @@ if (process.send && typeof globalThis.gc === 'function') {
     for (let i = 0; i < 3; i++) globalThis.gc();
     const m = process.memoryUsage();
     const status = readFileSync('/proc/self/status', 'utf8');
-    process.send({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, peakRss: kB(status, 'VmHWM') });
+    process.send({
+      rss: m.rss,
+      heapUsed: m.heapUsed,
+      heapTotal: m.heapTotal,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+      peakRss: kB(status, 'VmHWM'),
+    });
   });
   // The probe must not keep a process alive that is asked to stop.
   process.channel?.unref();

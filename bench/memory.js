@@ -18,7 +18,9 @@ const PROBE = ['--expose-gc', '--import', './bench/memory-probe.js'];
 function measure(server) {
   return new Promise((resolve, reject) => {
     server.child.once('message', resolve);
-    server.child.once('exit', (code) => reject(new Error(`exited (${code}) before measuring:\n${server.child.stderrTail()}`)));
+    server.child.once('exit', (code) =>
+      reject(new Error(`exited (${code}) before measuring:\n${server.child.stderrTail()}`)),
+    );
     server.child.send('measure');
   });
 }
@@ -26,7 +28,12 @@ function measure(server) {
 /** Starts one serve process, waits for ready, measures, stops it. */
 async function sample(certs, how) {
   // Reading 100,000 Shoots from YAML takes a while on a shared machine.
-  const server = await startOurs(certs, how.state, { nodeArgs: PROBE, kubeconfig: how.kubeconfig, ipc: true, timeoutMs: 300_000 });
+  const server = await startOurs(certs, how.state, {
+    nodeArgs: PROBE,
+    kubeconfig: how.kubeconfig,
+    ipc: true,
+    timeoutMs: 300_000,
+  });
   try {
     return { ...(await measure(server)), readyMs: server.readyMs };
   } finally {
@@ -44,7 +51,10 @@ export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1
   const load = [loadavg()[0]];
   log(`memory: writing ${shoots.toLocaleString('en')} Shoots as YAML`);
   const emptyState = await writeState(certs.dir, 'profile.yaml', [profile]);
-  const staticState = await writeState(certs.dir, 'shoots.yaml', [profile, ...shootsOf(profile, shoots, { pinnedVersion: profile.spec.kubernetes.versions[30].version, pinned: 10 })]);
+  const staticState = await writeState(certs.dir, 'shoots.yaml', [
+    profile,
+    ...shootsOf(profile, shoots, { pinnedVersion: profile.spec.kubernetes.versions[30].version, pinned: 10 }),
+  ]);
   const lists = await startListServer(certs, { shoots, profiles: [profile] });
   const noShoots = await startListServer(certs, { shoots: 0, profiles: [profile] });
   const kinds = {
@@ -63,14 +73,19 @@ export async function runMemory({ shoots = 100_000, rounds = 3, staticRounds = 1
       for (const kind of order) {
         samples[kind].push(await sample(certs, kinds[kind]));
         const s = samples[kind].at(-1);
-        log(`  ${kind}: rss ${(s.rss / 2 ** 20).toFixed(0)} MB, heap ${(s.heapUsed / 2 ** 20).toFixed(0)} MB, peak rss ${(s.peakRss / 2 ** 20).toFixed(0)} MB, ready in ${(s.readyMs / 1000).toFixed(1)} s`);
+        log(
+          `  ${kind}: rss ${(s.rss / 2 ** 20).toFixed(0)} MB, heap ${(s.heapUsed / 2 ** 20).toFixed(0)} MB, peak rss ${(s.peakRss / 2 ** 20).toFixed(0)} MB, ready in ${(s.readyMs / 1000).toFixed(1)} s`,
+        );
       }
     }
   } finally {
     await Promise.all([lists.close(), noShoots.close()]);
   }
   load.push(loadavg()[0]);
-  const summary = (xs) => Object.fromEntries(['rss', 'heapUsed', 'external', 'peakRss', 'readyMs'].map((f) => [f, median(xs.map((x) => x[f]))]));
+  const summary = (xs) =>
+    Object.fromEntries(
+      ['rss', 'heapUsed', 'external', 'peakRss', 'readyMs'].map((f) => [f, median(xs.map((x) => x[f]))]),
+    );
   return {
     shoots,
     rounds,

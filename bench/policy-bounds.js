@@ -16,14 +16,25 @@ import { alternate, fmt, median, spreadPct, timePerCall } from './stats.js';
 const NOW = Date.parse('2026-09-01T00:00:00Z');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 7;
 
-const image = (name, versions) => ({ name, updateStrategy: 'major', versions: versions.map((version) => ({ version, cri: [{ name: 'containerd' }], architectures: ['amd64'] })) });
+const image = (name, versions) => ({
+  name,
+  updateStrategy: 'major',
+  versions: versions.map((version) => ({ version, cri: [{ name: 'containerd' }], architectures: ['amd64'] })),
+});
 const profile = (kubernetes, machineImages) => ({
   apiVersion: 'core.gardener.cloud/v1beta1',
   kind: 'CloudProfile',
   metadata: { name: 'aws' },
   spec: { type: 'aws', kubernetes: { versions: kubernetes }, machineImages, regions: [{ name: 'region-1' }] },
 });
-const request = (operation, object, oldObject) => ({ operation, kind: 'CloudProfile', name: 'aws', object, ...(oldObject ? { oldObject } : {}), dryRun: false });
+const request = (operation, object, oldObject) => ({
+  operation,
+  kind: 'CloudProfile',
+  name: 'aws',
+  object,
+  ...(oldObject ? { oldObject } : {}),
+  dryRun: false,
+});
 
 function plainProfile() {
   const kubernetes = [];
@@ -39,7 +50,9 @@ function plainProfile() {
 const bytes = (ws) => ws.reduce((n, w) => n + Buffer.byteLength(w), 0);
 const state = staticState([]);
 
-console.log('Realistic plain profile (60 k8s, 8 × 40 images), product defaults; µs per evaluate(), median of rounds (spread):');
+console.log(
+  'Realistic plain profile (60 k8s, 8 × 40 images), product defaults; µs per evaluate(), median of rounds (spread):',
+);
 const plain = plainProfile();
 for (const gate of [false, true]) {
   const config = resolveConfig({ featureGates: { VersionClassificationLifecycle: gate } });
@@ -57,23 +70,41 @@ for (const gate of [false, true]) {
   }
 }
 
-console.log('\nN versions of one minor, each explicitly supported (SUPPORTED-PER-MINOR), CREATE straight into evaluate():');
+console.log(
+  '\nN versions of one minor, each explicitly supported (SUPPORTED-PER-MINOR), CREATE straight into evaluate():',
+);
 for (const kind of ['legacy', 'lifecycle']) {
   for (const n of [250, 1_000, 4_000, 10_000]) {
-    const versions = Array.from({ length: n }, (_, i) => (kind === 'legacy' ? { version: `1.30.${i}`, classification: 'supported' } : { version: `1.30.${i}`, lifecycle: [{ classification: 'supported' }] }));
+    const versions = Array.from({ length: n }, (_, i) =>
+      kind === 'legacy'
+        ? { version: `1.30.${i}`, classification: 'supported' }
+        : { version: `1.30.${i}`, lifecycle: [{ classification: 'supported' }] },
+    );
     const object = profile([{ version: '1.31.0' }, ...versions], [image('gardenlinux', ['1.0.0'])]);
     const gated = resolveConfig({ featureGates: { VersionClassificationLifecycle: kind === 'lifecycle' } });
     const run = () => evaluate(request('CREATE', object), { now: NOW, config: gated, state });
     const d = run();
     const samples = Array.from({ length: rounds }, () => timePerCall(run, 3) / 1000);
-    console.log(`  ${kind.padEnd(9)} N=${String(n).padEnd(6)} ${fmt(median(samples))} ms  violations ${d.violations.length}  denial ${formatDenial(d.violations).length} characters`);
+    console.log(
+      `  ${kind.padEnd(9)} N=${String(n).padEnd(6)} ${fmt(median(samples))} ms  violations ${d.violations.length}  denial ${formatDenial(d.violations).length} characters`,
+    );
   }
 }
 
 console.log('\nThe same 4,000 through the admission edge (limits, then the schema):');
-const over = profile(Array.from({ length: 4_000 }, (_, i) => ({ version: `1.30.${i}`, classification: 'supported' })), [image('gardenlinux', ['1.0.0'])]);
-const body = JSON.stringify({ uid: 'u', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' }, operation: 'CREATE', object: over });
+const over = profile(
+  Array.from({ length: 4_000 }, (_, i) => ({ version: `1.30.${i}`, classification: 'supported' })),
+  [image('gardenlinux', ['1.0.0'])],
+);
+const body = JSON.stringify({
+  uid: 'u',
+  kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' },
+  operation: 'CREATE',
+  object: over,
+});
 const edge = () => toPolicyRequest(JSON.parse(body));
 const mapped = edge();
 const edgeSamples = Array.from({ length: rounds }, () => timePerCall(edge, 5) / 1000);
-console.log(`  ${fmt(median(edgeSamples))} ms for JSON.parse and the edge (${Math.round(body.length / 1024)} KiB): ${mapped.outcome}, ${JSON.stringify(mapped.errors ?? [])}`);
+console.log(
+  `  ${fmt(median(edgeSamples))} ms for JSON.parse and the edge (${Math.round(body.length / 1024)} KiB): ${mapped.outcome}, ${JSON.stringify(mapped.errors ?? [])}`,
+);

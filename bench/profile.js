@@ -29,7 +29,8 @@ try {
   const bodyFile = join(certs.dir, 'body.json');
   await writeFile(bodyFile, JSON.stringify(sc.review));
   await client({ mode: 'max', url: ours.url + sc.path, bodyFile, connections: 4, durationS: 2 });
-  rps = (await client({ mode: 'max', url: ours.url + sc.path, bodyFile, connections: 4, durationS: Number(seconds) })).rps;
+  rps = (await client({ mode: 'max', url: ours.url + sc.path, bodyFile, connections: 4, durationS: Number(seconds) }))
+    .rps;
 } finally {
   await stop(ours);
 }
@@ -45,8 +46,11 @@ profile.samples.forEach((id, i) => {
   selfOf.set(id, (selfOf.get(id) ?? 0) + profile.timeDeltas[i]);
   total += profile.timeDeltas[i];
 });
-const name = (n) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}:${n.callFrame.lineNumber + 1}`;
-const fileOf = (n) => n.callFrame.url.replace(/^.*\/node_modules\//, 'node_modules/').replace(/^.*\/dist\//, 'dist/') || n.callFrame.functionName;
+const name = (n) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}:${n.callFrame.lineNumber + 1}`;
+const fileOf = (n) =>
+  n.callFrame.url.replace(/^.*\/node_modules\//, 'node_modules/').replace(/^.*\/dist\//, 'dist/') ||
+  n.callFrame.functionName;
 const self = new Map();
 const files = new Map();
 const inclusive = new Map();
@@ -68,8 +72,11 @@ const top = (m, n, filter = () => true) =>
     .slice(0, n)
     .map(([k, t]) => `  ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`)
     .join('\n');
-const STAGES = /^(parse|decodeBody|admit|evaluate|toPolicyRequest|applyMutatingPath|jsonPatch|encodePatch|onResponse|onRequest|child|LOG|redact|writev|\(garbage collector\)|\(idle\)|serialize) /;
-console.log(`${baseline ? 'bare baseline, ' : ''}${sc.title}: ${rps.toFixed(0)} req/s under --cpu-prof; ${(total / 1e6).toFixed(1)} s profiled (${file} in ${dir})`);
+const STAGES =
+  /^(parse|decodeBody|admit|evaluate|toPolicyRequest|applyMutatingPath|jsonPatch|encodePatch|onResponse|onRequest|child|LOG|redact|writev|\(garbage collector\)|\(idle\)|serialize) /;
+console.log(
+  `${baseline ? 'bare baseline, ' : ''}${sc.title}: ${rps.toFixed(0)} req/s under --cpu-prof; ${(total / 1e6).toFixed(1)} s profiled (${file} in ${dir})`,
+);
 console.log(`Stages (inclusive):\n${top(inclusive, 30, (k) => STAGES.test(k))}`);
 console.log(`Self time, top functions:\n${top(self, 15)}`);
 console.log(`Self time by file:\n${top(files, 12)}`);

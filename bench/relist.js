@@ -43,32 +43,47 @@ async function serveLists(certDir, shoots) {
     s.spec.kubernetes.version = K8S[(i + generation) % K8S.length];
     return s;
   };
-  const server = createServer({ key: readFileSync(join(certDir, 'tls.key')), cert: readFileSync(join(certDir, 'tls.crt')) }, (req, res) => {
-    const url = new URL(req.url, 'https://127.0.0.1');
-    const plural = url.pathname.split('/').at(-1);
-    if (url.searchParams.get('watch')) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.flushHeaders();
-      if (plural === 'shoots') watches.add(res);
-      res.on('close', () => watches.delete(res));
-      return;
-    }
-    const items = [];
-    let next = '';
-    if (plural === 'shoots') {
-      const from = Number(url.searchParams.get('continue') || 0);
-      const to = Math.min(shoots, from + Number(url.searchParams.get('limit') || shoots));
-      for (let i = from; i < to; i++) items.push(shootOf(i));
-      if (to < shoots) next = String(to);
-    }
-    const metadata = { resourceVersion: String(generation * 10_000_000), ...(next ? { continue: next } : {}) };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'List', metadata, items }));
-  });
+  const server = createServer(
+    { key: readFileSync(join(certDir, 'tls.key')), cert: readFileSync(join(certDir, 'tls.crt')) },
+    (req, res) => {
+      const url = new URL(req.url, 'https://127.0.0.1');
+      const plural = url.pathname.split('/').at(-1);
+      if (url.searchParams.get('watch')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        if (plural === 'shoots') watches.add(res);
+        res.on('close', () => watches.delete(res));
+        return;
+      }
+      const items = [];
+      let next = '';
+      if (plural === 'shoots') {
+        const from = Number(url.searchParams.get('continue') || 0);
+        const to = Math.min(shoots, from + Number(url.searchParams.get('limit') || shoots));
+        for (let i = from; i < to; i++) items.push(shootOf(i));
+        if (to < shoots) next = String(to);
+      }
+      const metadata = { resourceVersion: String(generation * 10_000_000), ...(next ? { continue: next } : {}) };
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'List', metadata, items }));
+    },
+  );
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
   process.on('message', (msg) => {
     if (msg !== 'expire') return;
     generation++;
-    const gone = { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' } };
+    const gone = {
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Expired',
+        code: 410,
+        message: 'too old resource version',
+      },
+    };
     for (const res of watches) res.end(`${JSON.stringify(gone)}\n`);
   });
   process.on('disconnect', () => process.exit(0));
@@ -90,7 +105,9 @@ async function measure(dist, shoots) {
   const { ClusterIndex } = await import(pathToFileURL(join(dist, 'cluster/cluster-index.js')).href);
   const { startClusterInformers } = await import(pathToFileURL(join(dist, 'cluster/informers/index.js')).href);
   const certs = await certificates();
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', certs.dir, String(shoots)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', certs.dir, String(shoots)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const { port } = await new Promise((ok) => child.once('message', ok));
   const kubeconfigFile = join(certs.dir, 'kubeconfig');
   const { writeFile } = await import('node:fs/promises');
@@ -99,7 +116,15 @@ async function measure(dist, shoots) {
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'b', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': certs.caPem.toString('base64') } }],
+      clusters: [
+        {
+          name: 'b',
+          cluster: {
+            server: `https://127.0.0.1:${port}`,
+            'certificate-authority-data': certs.caPem.toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'b', user: { token: 'x' } }],
       contexts: [{ name: 'b', context: { cluster: 'b', user: 'b' } }],
       'current-context': 'b',
@@ -109,7 +134,8 @@ async function measure(dist, shoots) {
   const listed = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line.includes('"listed shoots"')) listed.push(JSON.parse(line));
+      for (const line of chunk.toString().split('\n'))
+        if (line.includes('"listed shoots"')) listed.push(JSON.parse(line));
       done();
     },
   });
@@ -117,14 +143,17 @@ async function measure(dist, shoots) {
   const mb = (b) => (b / 2 ** 20).toFixed(0);
   const gc = () => globalThis.gc?.();
   const heap = () => process.memoryUsage().heapUsed;
-  console.log(`node ${process.version}, informers from ${dist}, ${shoots.toLocaleString('en')} Shoots in pages of 500, load average ${loadavg()[0].toFixed(1)}`);
+  console.log(
+    `node ${process.version}, informers from ${dist}, ${shoots.toLocaleString('en')} Shoots in pages of 500, load average ${loadavg()[0].toFixed(1)}`,
+  );
 
   let stopGaps = gapWatcher();
   let t0 = performance.now();
   const informers = startClusterInformers({ index, kubeconfig: kubeconfigFile, logger: pino({ level: 'info' }, sink) });
   await informers.whenSynced();
   let gaps = stopGaps();
-  const loop = (g) => `event-loop delay: longest ${g.longest.toFixed(1)} ms, p99 ${g.p99.toFixed(1)} ms, median ${g.p50.toFixed(1)} ms`;
+  const loop = (g) =>
+    `event-loop delay: longest ${g.longest.toFixed(1)} ms, p99 ${g.p99.toFixed(1)} ms, median ${g.p50.toFixed(1)} ms`;
   console.log(`first sync:  ${((performance.now() - t0) / 1000).toFixed(1)} s; ${loop(gaps)}`);
 
   await new Promise((ok) => setTimeout(ok, 500));
@@ -143,7 +172,9 @@ async function measure(dist, shoots) {
   const after = heap();
   const changed = index.kubernetesVersionShootCount({ kind: 'CloudProfile', name: 'aws' }, K8S[2 % K8S.length]);
   console.log(`relist:      ${seconds.toFixed(1)} s; ${loop(gaps)}`);
-  console.log(`memory:      heap ${mb(steady)} MB synced, peak ${mb(peak)} MB during the relist (+${mb(peak - steady)} MB), ${mb(after)} MB after it (GC'd); every Shoot changed (${changed.toLocaleString('en')} on ${K8S[2 % K8S.length]} on aws now)`);
+  console.log(
+    `memory:      heap ${mb(steady)} MB synced, peak ${mb(peak)} MB during the relist (+${mb(peak - steady)} MB), ${mb(after)} MB after it (GC'd); every Shoot changed (${changed.toLocaleString('en')} on ${K8S[2 % K8S.length]} on aws now)`,
+  );
   console.log(`load average ${loadavg()[0].toFixed(1)} at the end`);
   await informers.stop();
   child.disconnect();

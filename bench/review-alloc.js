@@ -19,7 +19,9 @@ const HEADERS = { contentType: 'application/json', contentEncoding: undefined };
 async function pipeline(dist) {
   const load = (m) => import(pathToFileURL(`${dist}/${m}`).href);
   const [{ decodeBody }, { admit }, { reviewResponse }, { staticState }, { defaultConfig }] = await Promise.all(
-    ['admission/body.js', 'admission/handler.js', 'admission/response.js', 'cluster/static-state.js', 'config.js'].map(load),
+    ['admission/body.js', 'admission/handler.js', 'admission/response.js', 'cluster/static-state.js', 'config.js'].map(
+      load,
+    ),
   );
   return { decodeBody, admit, reviewResponse, staticState, defaultConfig };
 }
@@ -59,7 +61,11 @@ function alternateCpu(variants, { rounds = 7, warmup = 100, warmupMs = 1000, tar
   }
   const names = Object.keys(variants);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < rounds; r++) for (let i = 0; i < names.length; i++) samples[names[(i + r) % names.length]].push(perCall(variants[names[(i + r) % names.length]], iterations[names[(i + r) % names.length]]));
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < names.length; i++)
+      samples[names[(i + r) % names.length]].push(
+        perCall(variants[names[(i + r) % names.length]], iterations[names[(i + r) % names.length]]),
+      );
   return samples;
 }
 
@@ -77,7 +83,13 @@ export function allocationPerCall(fn, calls = 400) {
 }
 
 /** Per shape: µs and bytes per review, for `dist` and (optionally) `before`. */
-export async function runReviewCost({ dist = new URL('../dist', import.meta.url).pathname, before, shapes, rounds = 7, log = () => {} } = {}) {
+export async function runReviewCost({
+  dist = new URL('../dist', import.meta.url).pathname,
+  before,
+  shapes,
+  rounds = 7,
+  log = () => {},
+} = {}) {
   const { state, reviews } = scenarios();
   const builds = { ours: await pipeline(dist), ...(before ? { before: await pipeline(before) } : {}) };
   const states = Object.fromEntries(Object.entries(builds).map(([k, p]) => [k, p.staticState(state)]));
@@ -87,8 +99,16 @@ export async function runReviewCost({ dist = new URL('../dist', import.meta.url)
     const fns = Object.fromEntries(Object.entries(builds).map(([k, p]) => [k, reviewer(p, states[k], sc)]));
     const samples = alternateCpu(fns, { rounds });
     out[key] = { title: sc.title };
-    for (const k of Object.keys(fns)) out[key][k] = { us: median(samples[k]), spread: spreadPct(samples[k]), bytes: allocationPerCall(fns[k]) };
-    log(`${sc.title}: ${Object.keys(fns).map((k) => `${k} ${out[key][k].us.toFixed(1)} µs ±${out[key][k].spread.toFixed(1)}%, ${(out[key][k].bytes / 1024).toFixed(1)} KB`).join('; ')}`);
+    for (const k of Object.keys(fns))
+      out[key][k] = { us: median(samples[k]), spread: spreadPct(samples[k]), bytes: allocationPerCall(fns[k]) };
+    log(
+      `${sc.title}: ${Object.keys(fns)
+        .map(
+          (k) =>
+            `${k} ${out[key][k].us.toFixed(1)} µs ±${out[key][k].spread.toFixed(1)}%, ${(out[key][k].bytes / 1024).toFixed(1)} KB`,
+        )
+        .join('; ')}`,
+    );
   }
   return out;
 }
@@ -96,5 +116,10 @@ export async function runReviewCost({ dist = new URL('../dist', import.meta.url)
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const opt = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  await runReviewCost({ before: opt('--before'), shapes: opt('--shapes')?.split(','), rounds: Number(opt('--rounds') ?? 7), log: console.log });
+  await runReviewCost({
+    before: opt('--before'),
+    shapes: opt('--shapes')?.split(','),
+    rounds: Number(opt('--rounds') ?? 7),
+    log: console.log,
+  });
 }

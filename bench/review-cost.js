@@ -15,7 +15,11 @@
 import { spawnSync } from 'node:child_process';
 
 if (!process.execArgv.some((a) => a.includes('tsx'))) {
-  const r = spawnSync(process.execPath, ['--import=tsx', '--expose-gc', new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    ['--import=tsx', '--expose-gc', new URL(import.meta.url).pathname, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(r.status ?? 1);
 }
 
@@ -65,12 +69,26 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x) => (x === undefined ? '-' : x.toFixed(1));
 
 console.log(`rounds: ${rounds}; figures in ms (median)\n`);
-console.log(['shape', 'MiB', 'decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn', 'answer'].join('\t'));
+console.log(
+  ['shape', 'MiB', 'decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn', 'answer'].join(
+    '\t',
+  ),
+);
 for (const shape of REVIEW_SHAPES) {
   const bytes = shape.body();
   const state = staticState(shape.state ?? []);
   const webhook = shape.path === '/mutate' ? 'mutate' : 'validate';
-  const figures = { decode: [], scan: [], parse: [], body: [], schema: [], evaluate: [], admit: [], incr: [], turn: [] };
+  const figures = {
+    decode: [],
+    scan: [],
+    parse: [],
+    body: [],
+    schema: [],
+    evaluate: [],
+    admit: [],
+    incr: [],
+    turn: [],
+  };
   let answer = '';
   for (let r = 0; r < rounds; r++) {
     const text = time(() => bytes.toString('utf8'));
@@ -103,7 +121,8 @@ for (const shape of REVIEW_SHAPES) {
     answer = res.allowed ? 'allowed' : `denied ${res.status?.code} ${outcome.value.rules.join(',')}`;
   }
   const row = [shape.name, (bytes.length / 1048576).toFixed(2)];
-  for (const k of ['decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn']) row.push(fmt(figures[k].length ? median(figures[k]) : undefined));
+  for (const k of ['decode', 'scan', 'parse', 'body', 'schema', 'evaluate', 'admit', 'incr', 'turn'])
+    row.push(fmt(figures[k].length ? median(figures[k]) : undefined));
   row.push(answer);
   console.log(row.join('\t'));
 }

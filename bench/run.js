@@ -25,14 +25,28 @@ const only = onlyArg >= 0 ? new Set(args[onlyArg + 1].split(',')) : undefined;
 const wanted = (section) => !only || only.has(section);
 
 const SETTINGS = quick
-  ? { core: { rounds: 3 }, load: { rounds: 2, durationS: 2, pacedRounds: 1, pacedS: 2 }, review: { rounds: 3 }, memory: { shoots: 10_000, rounds: 1, staticRounds: 1 }, startup: { rounds: 3 } }
-  : { core: { rounds: 7 }, load: { rounds: 5, durationS: 4, pacedRounds: 3, pacedS: 4 }, review: { rounds: 7 }, memory: { shoots: 100_000, rounds: 3, staticRounds: 1 }, startup: { rounds: 5 } };
+  ? {
+      core: { rounds: 3 },
+      load: { rounds: 2, durationS: 2, pacedRounds: 1, pacedS: 2 },
+      review: { rounds: 3 },
+      memory: { shoots: 10_000, rounds: 1, staticRounds: 1 },
+      startup: { rounds: 3 },
+    }
+  : {
+      core: { rounds: 7 },
+      load: { rounds: 5, durationS: 4, pacedRounds: 3, pacedS: 4 },
+      review: { rounds: 7 },
+      memory: { shoots: 100_000, rounds: 3, staticRounds: 1 },
+      startup: { rounds: 5 },
+    };
 
 const log = (line) => process.stderr.write(`${line}\n`);
 const gitRev = () => {
   try {
     const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], { cwd: ROOT, encoding: 'utf8' }).trim() !==
+      '';
     return dirty ? `${rev} (with uncommitted changes)` : rev;
   } catch {
     return 'unknown';
@@ -54,7 +68,9 @@ if (render) {
     memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} GiB free at start)`,
     os: `${type()} ${release()}`,
     node: process.version,
-    loadavg: loadavg().map((x) => x.toFixed(2)).join(', '),
+    loadavg: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(', '),
     rev: gitRev(),
   };
   log(`bench: ${machine.cpus}, node ${machine.node}, load average ${machine.loadavg}${quick ? ', quick' : ''}`);
@@ -62,7 +78,14 @@ if (render) {
   const sections = [
     ['core', () => runCore({ ...SETTINGS.core, log })],
     ['load', () => runLoad({ ...SETTINGS.load, log })],
-    ['review', async () => ({ loadavg: [loadavg()[0]], shapes: await runReviewCost({ ...SETTINGS.review, log }), after: loadavg()[0] })],
+    [
+      'review',
+      async () => ({
+        loadavg: [loadavg()[0]],
+        shapes: await runReviewCost({ ...SETTINGS.review, log }),
+        after: loadavg()[0],
+      }),
+    ],
     ['memory', () => runMemory({ ...SETTINGS.memory, log })],
     ['startup', () => runStartup({ ...SETTINGS.startup, log })],
   ];
@@ -72,7 +95,14 @@ if (render) {
     results[name] = await fn();
     log(`${name}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
-  run = { machine, started: start.toISOString(), elapsedS: (Date.now() - start.getTime()) / 1000, args, settings: SETTINGS, results };
+  run = {
+    machine,
+    started: start.toISOString(),
+    elapsedS: (Date.now() - start.getTime()) / 1000,
+    args,
+    settings: SETTINGS,
+    results,
+  };
   writeFileSync(recorded, `${JSON.stringify(run, null, 2)}\n`);
 }
 const { machine, results, elapsedS } = run;
@@ -88,7 +118,10 @@ const pct = (x) => `±${f1(x)}%`;
 const mb = (b) => `${f0(b / 2 ** 20)} MB`;
 const kb = (b) => `${f0(b / 1024)} KB`;
 const loads = (l) => `load average ${l.map(f2).join(' → ')}`;
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join(
+    '\n',
+  );
 const verdict = (ok) => (ok ? 'met' : '**not met**');
 const rounds = (n) => `${n} ${n === 1 ? 'round' : 'rounds'}`;
 
@@ -96,13 +129,19 @@ const targets = [];
 const md = [];
 
 md.push('# Benchmark results', '');
-md.push(`${quick ? '**Quick smoke run** (`--quick`): fewer rounds, 10,000 Shoots in the memory section; not the figures of record.\n\n' : ''}Produced by \`bench/run.js\`; every figure is from this one run.`, '');
+md.push(
+  `${quick ? '**Quick smoke run** (`--quick`): fewer rounds, 10,000 Shoots in the memory section; not the figures of record.\n\n' : ''}Produced by \`bench/run.js\`; every figure is from this one run.`,
+  '',
+);
 md.push(
   table(
     ['', ''],
     [
       ['Date', started.toISOString().replace(/\.\d+Z$/, 'Z')],
-      ['Command', `\`npm run bench\`${runArgs.length ? ` (\`node bench/run.js ${runArgs.join(' ')}\`)` : ''} at commit ${machine.rev}`],
+      [
+        'Command',
+        `\`npm run bench\`${runArgs.length ? ` (\`node bench/run.js ${runArgs.join(' ')}\`)` : ''} at commit ${machine.rev}`,
+      ],
       ['Machine', `${machine.cpus}; ${machine.memory}; ${machine.os}`],
       ['Node', machine.node],
       ['Load average at start (1, 5, 15 min)', machine.loadavg],
@@ -144,7 +183,22 @@ if (results.load) {
     `${f0(s.base.p50)} / ${f0(s.base.p99)}`,
     `${s.errors.ours + s.non2xx.ours} / ${s.requests.ours}`,
   ]);
-  md.push(table(['Review', 'Body', 'Ours req/s', 'Baseline req/s', 'Ratio', 'Ours p50 / p99 at max (ms)', 'Baseline p50 / p99 at max (ms)', 'Ours errors / requests'], rows), '');
+  md.push(
+    table(
+      [
+        'Review',
+        'Body',
+        'Ours req/s',
+        'Baseline req/s',
+        'Ratio',
+        'Ours p50 / p99 at max (ms)',
+        'Baseline p50 / p99 at max (ms)',
+        'Ours errors / requests',
+      ],
+      rows,
+    ),
+    '',
+  );
   const half = Object.values(L.scenarios).map((s) => [
     s.title,
     `${s.half.rate}`,
@@ -152,9 +206,36 @@ if (results.load) {
     `**${f2(s.half.ours.p99)}**${L.pacedRounds > 1 ? ` ${pct(s.half.ours.p99Spread)}` : ''}`,
     `${f2(s.half.base.p50)} / ${f2(s.half.base.p99)}`,
   ]);
-  md.push(table(['Review', 'Rate (req/s) = 50% of our max', 'Ours p50 (ms)', 'Ours p99 (ms)', 'Baseline p50 / p99 at the same rate (ms)'], half), '');
-  md.push(`Answers checked before loading: ${Object.values(L.scenarios).map((s) => `${s.title.split(' ')[0]} ${s.answer.message ? 'denied' : 'as expected'}${s.answer.warnings ? ` with ${s.answer.warnings} warning(s)` : ''}`).join('; ')}. Errors of the baseline: ${Object.values(L.scenarios).reduce((a, s) => a + s.errors.base + s.non2xx.base, 0)}.`, '');
-  md.push(`Load average per review: ${Object.values(L.scenarios).map((s) => `${s.title.split(' ')[0]} ${s.loadavg.map(f2).join(' → ')}`).join('; ')}.`, '');
+  md.push(
+    table(
+      [
+        'Review',
+        'Rate (req/s) = 50% of our max',
+        'Ours p50 (ms)',
+        'Ours p99 (ms)',
+        'Baseline p50 / p99 at the same rate (ms)',
+      ],
+      half,
+    ),
+    '',
+  );
+  md.push(
+    `Answers checked before loading: ${Object.values(L.scenarios)
+      .map(
+        (s) =>
+          `${s.title.split(' ')[0]} ${s.answer.message ? 'denied' : 'as expected'}${s.answer.warnings ? ` with ${s.answer.warnings} warning(s)` : ''}`,
+      )
+      .join(
+        '; ',
+      )}. Errors of the baseline: ${Object.values(L.scenarios).reduce((a, s) => a + s.errors.base + s.non2xx.base, 0)}.`,
+    '',
+  );
+  md.push(
+    `Load average per review: ${Object.values(L.scenarios)
+      .map((s) => `${s.title.split(' ')[0]} ${s.loadavg.map(f2).join(' → ')}`)
+      .join('; ')}.`,
+    '',
+  );
   // Every shape: at least 80% of the bare baseline; p99 at half our maximum at most 5 ms, or 1.5×
   // the baseline's own p99 at that rate, whichever is larger.
   const shapes = Object.entries(L.scenarios);
@@ -183,7 +264,13 @@ if (results.review) {
       `allocation per review is the median heap growth over single reviews run without a GC in between. ${loads([...R.loadavg, R.after])}.`,
     '',
   );
-  md.push(table(['Review', 'CPU µs/review', 'Spread', 'Allocated per review'], Object.values(R.shapes).map((s) => [s.title, `**${f0(s.ours.us)}**`, pct(s.ours.spread), kb(s.ours.bytes)])), '');
+  md.push(
+    table(
+      ['Review', 'CPU µs/review', 'Spread', 'Allocated per review'],
+      Object.values(R.shapes).map((s) => [s.title, `**${f0(s.ours.us)}**`, pct(s.ours.spread), kb(s.ours.bytes)]),
+    ),
+    '',
+  );
 }
 
 if (results.core) {
@@ -195,14 +282,38 @@ if (results.core) {
       'Clock for time rules: 2026-09-01, with the profile dated from it.',
     '',
   );
-  md.push(table(['Input', 'Review body', 'evaluate() µs/review', 'Spread', 'JSON.parse of the body, µs', 'Decision'], C.map((r) => [r.name, kb(r.bytes), `**${f0(r.us)}**`, pct(r.spread), f0(r.baselineUs), r.allowed ? 'allowed' : 'denied'])), '');
+  md.push(
+    table(
+      ['Input', 'Review body', 'evaluate() µs/review', 'Spread', 'JSON.parse of the body, µs', 'Decision'],
+      C.map((r) => [
+        r.name,
+        kb(r.bytes),
+        `**${f0(r.us)}**`,
+        pct(r.spread),
+        f0(r.baselineUs),
+        r.allowed ? 'allowed' : 'denied',
+      ]),
+    ),
+    '',
+  );
   const gv = growth(C, 'versions');
   const gs = growth(C, 'shoots');
-  md.push(`Growth per 10× of input: versions ${gv.map((g) => `${g.from.toLocaleString('en')}→${g.to.toLocaleString('en')}: ×${f2(g.factor)}`).join(', ')}; Shoots in the state ${gs.map((g) => `${g.from.toLocaleString('en')}→${g.to.toLocaleString('en')}: ×${f2(g.factor)}`).join(', ')}.`, '');
+  md.push(
+    `Growth per 10× of input: versions ${gv.map((g) => `${g.from.toLocaleString('en')}→${g.to.toLocaleString('en')}: ×${f2(g.factor)}`).join(', ')}; Shoots in the state ${gs.map((g) => `${g.from.toLocaleString('en')}→${g.to.toLocaleString('en')}: ×${f2(g.factor)}`).join(', ')}.`,
+    '',
+  );
   const real = C.find((r) => r.group === 'realistic');
   targets.push(['`evaluate()` on the realistic profile ≤ 0.5 ms', `${f0(real.us)} µs`, verdict(real.us <= 500)]);
-  targets.push(['Cost grows at most linearly with versions (×10 per 10×)', gv.map((g) => `×${f2(g.factor)}`).join(', '), verdict(gv.every((g) => g.factor <= 11))]);
-  targets.push(['Cost does not grow with the total Shoot count', gs.map((g) => `×${f2(g.factor)}`).join(', '), verdict(gs.every((g) => g.factor <= 1.25))]);
+  targets.push([
+    'Cost grows at most linearly with versions (×10 per 10×)',
+    gv.map((g) => `×${f2(g.factor)}`).join(', '),
+    verdict(gv.every((g) => g.factor <= 11)),
+  ]);
+  targets.push([
+    'Cost does not grow with the total Shoot count',
+    gs.map((g) => `×${f2(g.factor)}`).join(', '),
+    verdict(gs.every((g) => g.factor <= 1.25)),
+  ]);
 }
 
 if (results.memory) {
@@ -220,12 +331,30 @@ if (results.memory) {
   );
   const row = (name, s, base) =>
     base
-      ? [name, `**${mb(s.rss)}**`, mb(s.rss - base.rss), mb(s.heapUsed), mb(s.heapUsed - base.heapUsed), `${f0((s.heapUsed - base.heapUsed) / M.shoots)} B`, mb(s.peakRss), `${f1(s.readyMs / 1000)} s`]
+      ? [
+          name,
+          `**${mb(s.rss)}**`,
+          mb(s.rss - base.rss),
+          mb(s.heapUsed),
+          mb(s.heapUsed - base.heapUsed),
+          `${f0((s.heapUsed - base.heapUsed) / M.shoots)} B`,
+          mb(s.peakRss),
+          `${f1(s.readyMs / 1000)} s`,
+        ]
       : [name, `**${mb(s.rss)}**`, '–', mb(s.heapUsed), '–', '–', mb(s.peakRss), `${f1(s.readyMs / 1000)} s`];
   const n = M.shoots.toLocaleString('en');
   md.push(
     table(
-      ['Process', 'RSS', 'RSS − its baseline', 'Heap', 'Heap − its baseline', 'Heap per Shoot', 'Peak RSS', 'Spawn to ready'],
+      [
+        'Process',
+        'RSS',
+        'RSS − its baseline',
+        'Heap',
+        'Heap − its baseline',
+        'Heap per Shoot',
+        'Peak RSS',
+        'Spawn to ready',
+      ],
       [
         row('empty (static baseline)', M.empty),
         row(`static, ${n} Shoots`, M.static, M.empty),
@@ -236,28 +365,57 @@ if (results.memory) {
     '',
   );
   if (M.shoots >= 100_000) {
-    targets.push(['100,000 Shoots in ≤ 250 MB RSS (informers, as in production)', `${mb(M.informers.rss)} (${mb(M.informers.rss - M.informersEmpty.rss)} over the informer process without Shoots)`, verdict(M.informers.rss <= 250 * 2 ** 20)]);
-    targets.push(['100,000 Shoots in ≤ 250 MB RSS (static state)', `${mb(M.static.rss)}, peak ${mb(M.static.peakRss)}`, verdict(M.static.rss <= 250 * 2 ** 20)]);
+    targets.push([
+      '100,000 Shoots in ≤ 250 MB RSS (informers, as in production)',
+      `${mb(M.informers.rss)} (${mb(M.informers.rss - M.informersEmpty.rss)} over the informer process without Shoots)`,
+      verdict(M.informers.rss <= 250 * 2 ** 20),
+    ]);
+    targets.push([
+      '100,000 Shoots in ≤ 250 MB RSS (static state)',
+      `${mb(M.static.rss)}, peak ${mb(M.static.peakRss)}`,
+      verdict(M.static.rss <= 250 * 2 ** 20),
+    ]);
   }
 }
 
 if (results.startup) {
   const S = results.startup;
   md.push('## 4. Start-up', '');
-  md.push(`From spawning \`node dist/cli/main.js serve --config … --state …\` (certificate files given) to the first 200 from \`/readyz\`, polled every 5 ms; the bare baseline server timed the same way. ${rounds(S.rounds)} in rotating order; ${loads(S.loadavg)}.`, '');
+  md.push(
+    `From spawning \`node dist/cli/main.js serve --config … --state …\` (certificate files given) to the first 200 from \`/readyz\`, polled every 5 ms; the bare baseline server timed the same way. ${rounds(S.rounds)} in rotating order; ${loads(S.loadavg)}.`,
+    '',
+  );
   md.push(
     table(
       ['Process', 'Spawn to ready (median)', 'Spread', 'Ratio to baseline'],
       [
         ['bare Fastify baseline', `${f0(S.base.ms)} ms`, pct(S.base.spread), '1'],
-        ['serve, static state: the two bench profiles (5 KB and 150 KB)', `**${f0(S.profiles.ms)} ms**`, pct(S.profiles.spread), f2(S.profiles.ms / S.base.ms)],
-        [`serve, static state: the profiles and ${S.shoots.toLocaleString('en')} Shoots (YAML)`, `**${f0(S.shootsState.ms)} ms**`, pct(S.shootsState.spread), f2(S.shootsState.ms / S.base.ms)],
+        [
+          'serve, static state: the two bench profiles (5 KB and 150 KB)',
+          `**${f0(S.profiles.ms)} ms**`,
+          pct(S.profiles.spread),
+          f2(S.profiles.ms / S.base.ms),
+        ],
+        [
+          `serve, static state: the profiles and ${S.shoots.toLocaleString('en')} Shoots (YAML)`,
+          `**${f0(S.shootsState.ms)} ms**`,
+          pct(S.shootsState.spread),
+          f2(S.shootsState.ms / S.base.ms),
+        ],
       ],
     ),
     '',
   );
-  targets.push(['Start-up to ready ≤ 1 s (static state: the two profiles)', `${f0(S.profiles.ms)} ms`, verdict(S.profiles.ms <= 1000)]);
-  targets.push([`Start-up to ready ≤ 1 s (static state: ${S.shoots.toLocaleString('en')} Shoots)`, `${f0(S.shootsState.ms)} ms`, verdict(S.shootsState.ms <= 1000)]);
+  targets.push([
+    'Start-up to ready ≤ 1 s (static state: the two profiles)',
+    `${f0(S.profiles.ms)} ms`,
+    verdict(S.profiles.ms <= 1000),
+  ]);
+  targets.push([
+    `Start-up to ready ≤ 1 s (static state: ${S.shoots.toLocaleString('en')} Shoots)`,
+    `${f0(S.shootsState.ms)} ms`,
+    verdict(S.shootsState.ms <= 1000),
+  ]);
 }
 
 md.splice(summaryAt, 0, '## Targets', '', table(['Target', 'Measured', ''], targets), '');

@@ -74,13 +74,28 @@ export async function writeConfig(certs, port, kubeconfig, extra = {}) {
   const file = join(certs.dir, `config-${port}.yaml`);
   const cluster = kubeconfig ? { enabled: true, kubeconfig } : { enabled: false };
   // A probe port of its own, as in production (/metrics there): the default 8080 would collide.
-  await writeFile(file, stringify({ ...extra, cluster, server: { host: '127.0.0.1', port, probePort: await freePort(), tls: { certFile: certs.cert, keyFile: certs.key } } }));
+  await writeFile(
+    file,
+    stringify({
+      ...extra,
+      cluster,
+      server: {
+        host: '127.0.0.1',
+        port,
+        probePort: await freePort(),
+        tls: { certFile: certs.cert, keyFile: certs.key },
+      },
+    }),
+  );
   return file;
 }
 
 function spawnNode(args, nodeArgs = [], ipc = false) {
   const devNull = openSync('/dev/null', 'w');
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: ROOT, stdio: ['ignore', devNull, 'pipe', ...(ipc ? ['ipc'] : [])] });
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', devNull, 'pipe', ...(ipc ? ['ipc'] : [])],
+  });
   closeSync(devNull);
   let stderr = '';
   child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-4000)));
@@ -92,12 +107,20 @@ function spawnNode(args, nodeArgs = [], ipc = false) {
  * Starts `version-policy serve` with static state (`stateFile`) or with informers (`kubeconfig`)
  * and waits for /readyz. Returns the child, its URL and the milliseconds from spawn to ready.
  */
-export async function startOurs(certs, stateFile, { nodeArgs = [], kubeconfig, ipc = false, timeoutMs, config: extra, main = 'dist/cli/main.js' } = {}) {
+export async function startOurs(
+  certs,
+  stateFile,
+  { nodeArgs = [], kubeconfig, ipc = false, timeoutMs, config: extra, main = 'dist/cli/main.js' } = {},
+) {
   const port = await freePort();
   const config = await writeConfig(certs, port, kubeconfig, extra);
   const url = `https://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawnNode([main, 'serve', '--config', config, ...(stateFile ? ['--state', stateFile] : [])], nodeArgs, ipc);
+  const child = spawnNode(
+    [main, 'serve', '--config', config, ...(stateFile ? ['--state', stateFile] : [])],
+    nodeArgs,
+    ipc,
+  );
   return { child, url, readyMs: (await readyOrKill(child, url, certs, timeoutMs)) - t0 };
 }
 
@@ -111,7 +134,9 @@ export async function startBaseline(certs, { nodeArgs = [] } = {}) {
 }
 
 async function readyOrKill(child, url, certs, timeoutMs = 60_000) {
-  const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`server exited (${code}) before ready:\n${child.stderrTail()}`))));
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before ready:\n${child.stderrTail()}`))),
+  );
   exited.catch(() => undefined);
   try {
     return await Promise.race([waitReady(`${url}/readyz`, certs.caPem, { timeoutMs }), exited]);

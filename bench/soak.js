@@ -35,18 +35,38 @@ const freePort = () =>
 const [port, probePort] = [await freePort(), await freePort()];
 const dir = await mkdtemp(join(tmpdir(), 'vp-soak-'));
 const grace = 10;
-await writeFile(join(dir, 'config.json'), JSON.stringify({ server: { port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: grace }, logLevel: 'debug', logBufferBytes: 1 << 20 }));
+await writeFile(
+  join(dir, 'config.json'),
+  JSON.stringify({
+    server: { port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: grace },
+    logLevel: 'debug',
+    logBufferBytes: 1 << 20,
+  }),
+);
 // stdout: a pipe this process never reads. stderr is read (it stays empty unless serve fails).
-const child = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'serve', '--config', 'config.json', '--state', join(root, 'test/fixtures/demo-state.yaml')], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(
+  process.execPath,
+  [
+    join(root, 'dist/cli/main.js'),
+    'serve',
+    '--config',
+    'config.json',
+    '--state',
+    join(root, 'test/fixtures/demo-state.yaml'),
+  ],
+  { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const exited = once(child, 'exit');
 
 const probe = (path) =>
   new Promise((resolve) => {
-    http.get({ host: '127.0.0.1', port: probePort, path, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
-    }).on('error', () => resolve({ status: 0, text: '' }));
+    http
+      .get({ host: '127.0.0.1', port: probePort, path, agent: false }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      })
+      .on('error', () => resolve({ status: 0, text: '' }));
   });
 for (let i = 0; (await probe('/readyz')).status !== 200; i++) {
   if (i > 600) throw new Error('serve did not become ready');
@@ -63,15 +83,35 @@ allowed.request.uid = 'soak-allowed';
 const over = structuredClone(review);
 over.request.operation = 'CREATE';
 over.request.oldObject = null;
-over.request.object.spec.kubernetes.versions = Array.from({ length: 1_500 }, (_, i) => ({ version: `1.${Math.floor(i / 50)}.${i % 50}` }));
+over.request.object.spec.kubernetes.versions = Array.from({ length: 1_500 }, (_, i) => ({
+  version: `1.${Math.floor(i / 50)}.${i % 50}`,
+}));
 const hostile = [
   { name: 'over the limits', body: JSON.stringify(over) },
   { name: 'not JSON', body: '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "x"' },
-  { name: 'deep nesting', body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"deep","object":${'['.repeat(5000)}${']'.repeat(5000)}}}` },
+  {
+    name: 'deep nesting',
+    body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"deep","object":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+  },
   { name: '__proto__', body: JSON.stringify(review).replace('"metadata":{', '"metadata":{"__proto__":{"x":1},') },
   { name: 'wrong content type', body: demo, type: 'text/plain' },
-  { name: '2 MiB annotation', body: JSON.stringify({ ...review, request: { ...review.request, object: { ...review.request.object, metadata: { ...review.request.object.metadata, annotations: { a: 'x'.repeat(2 << 20) } } } } }) },
-  { name: 'long user', body: JSON.stringify({ ...review, request: { ...review.request, userInfo: { username: 'u'.repeat(100_000) } } }) },
+  {
+    name: '2 MiB annotation',
+    body: JSON.stringify({
+      ...review,
+      request: {
+        ...review.request,
+        object: {
+          ...review.request.object,
+          metadata: { ...review.request.object.metadata, annotations: { a: 'x'.repeat(2 << 20) } },
+        },
+      },
+    }),
+  },
+  {
+    name: 'long user',
+    body: JSON.stringify({ ...review, request: { ...review.request, userInfo: { username: 'u'.repeat(100_000) } } }),
+  },
 ];
 const normal = [
   { name: 'demo denial', body: demo },
@@ -83,10 +123,20 @@ const statuses = new Map();
 const count = (k) => statuses.set(k, (statuses.get(k) ?? 0) + 1);
 const post = (shape) =>
   new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port, method: 'POST', path: shape.path ?? '/validate', agent, headers: { 'content-type': shape.type ?? 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(String(res.statusCode)));
-    });
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: shape.path ?? '/validate',
+        agent,
+        headers: { 'content-type': shape.type ?? 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(String(res.statusCode)));
+      },
+    );
     req.on('error', (e) => resolve(e.code ?? e.message));
     req.end(shape.body);
   });
@@ -128,10 +178,14 @@ const exitMs = Date.now() - signalled;
 if (code === 'still running') child.kill('SIGKILL');
 await rm(dir, { recursive: true, force: true });
 
-console.log(`soak: ${seconds} s, ${n} reviews (${concurrency} at once, a third hostile), stdout never read, logLevel debug, logBufferBytes 1 MiB`);
+console.log(
+  `soak: ${seconds} s, ${n} reviews (${concurrency} at once, a third hostile), stdout never read, logLevel debug, logBufferBytes 1 MiB`,
+);
 console.log(`RSS MB every 5 s: ${samples.join(' ')}`);
 const half = samples.slice(Math.floor(samples.length / 2));
-console.log(`RSS: first ${samples[0]}, max ${Math.max(...samples)}, second half ${Math.min(...half)}–${Math.max(...half)} MB`);
+console.log(
+  `RSS: first ${samples[0]}, max ${Math.max(...samples)}, second half ${Math.min(...half)}–${Math.max(...half)} MB`,
+);
 console.log('answers:');
 for (const [k, v] of [...statuses].sort()) console.log(`  ${k}: ${v}`);
 console.log(`version_policy_log_lines_dropped_total ${dropped}`);

@@ -49,8 +49,12 @@ function rows(node: Schema, path: string[], values: unknown, definitions: Record
   const key = path.join('.');
   const leaf = !resolved.properties || SUMMARIZED.has(key);
   if (!leaf) {
-    const children = Object.entries(resolved.properties!).flatMap(([k, child]) => rows(child, [...path, k], values, definitions));
-    return resolved.description ? [`| \`${key}\` | object |  | ${cell(resolved.description)} |`, ...children] : children;
+    const children = Object.entries(resolved.properties!).flatMap(([k, child]) =>
+      rows(child, [...path, k], values, definitions),
+    );
+    return resolved.description
+      ? [`| \`${key}\` | object |  | ${cell(resolved.description)} |`, ...children]
+      : children;
   }
   const value = valueAt(values, path);
   const shown = value === undefined ? '' : `\`${cell(JSON.stringify(value))}\``;
@@ -58,8 +62,16 @@ function rows(node: Schema, path: string[], values: unknown, definitions: Record
 }
 
 export function chartReadme(): string {
-  const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; description: string; version: string; appVersion: string; kubeVersion: string };
-  const schema = JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')) as Schema & { definitions: Record<string, Schema> };
+  const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as {
+    name: string;
+    description: string;
+    version: string;
+    appVersion: string;
+    kubeVersion: string;
+  };
+  const schema = JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')) as Schema & {
+    definitions: Record<string, Schema>;
+  };
   const values = parseYaml(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')) as unknown;
   const top = Object.entries(schema.properties ?? {}).filter(([k]) => k !== 'global');
   return [
@@ -73,7 +85,7 @@ export function chartReadme(): string {
     '',
     '## Values',
     '',
-    'values.schema.json refuses unknown keys and wrong types. `config` is the server\'s config file; the chart sets `server.host`, `server.port` and `server.tls` itself.',
+    "values.schema.json refuses unknown keys and wrong types. `config` is the server's config file; the chart sets `server.host`, `server.port` and `server.tls` itself.",
     '',
     '| Key | Type | Default | Description |',
     '| --- | --- | --- | --- |',

@@ -5,7 +5,13 @@
 var major = Number(process.versions.node.split('.')[0]);
 if (major < 22) {
   process.stderr.write(
-    'version-policy: the npm scripts need Node.js 22, but run on ' + process.version + ' (' + process.platform + '-' + process.arch + '): ' +
+    'version-policy: the npm scripts need Node.js 22, but run on ' +
+      process.version +
+      ' (' +
+      process.platform +
+      '-' +
+      process.arch +
+      '): ' +
       'npm ci installs Node 22 only on linux-x64; install Node 22 (for example `nvm install 22`) and run npm ci again\n',
   );
   process.exit(1);

@@ -47,7 +47,9 @@ function between(current: string, file: string, lines: readonly string[]): strin
 const chartSchema: Copy = {
   file: 'charts/version-policy/values.schema.json',
   make(current, rules) {
-    const schema = JSON.parse(current) as { properties: { config: { properties: { rules: { properties: unknown } } } } };
+    const schema = JSON.parse(current) as {
+      properties: { config: { properties: { rules: { properties: unknown } } } };
+    };
     const enabled = { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' } } };
     schema.properties.config.properties.rules.properties = Object.fromEntries(rules.map((r) => [r.id, enabled]));
     return `${JSON.stringify(schema, null, 2)}\n`;
@@ -70,12 +72,21 @@ const configDefaults: Copy = {
 const rulesTable: Copy = {
   file: 'docs/rules.md',
   make: (current, rules) =>
-    between(current, 'docs/rules.md', ['| ID | Judges | Denies |', '|---|---|---|', ...rules.map((r) => `| [\`${r.id}\`](#${anchor(r.id)}) | ${judges(r)} | ${r.summary} |`)]),
+    between(current, 'docs/rules.md', [
+      '| ID | Judges | Denies |',
+      '|---|---|---|',
+      ...rules.map((r) => `| [\`${r.id}\`](#${anchor(r.id)}) | ${judges(r)} | ${r.summary} |`),
+    ]),
 };
 
 const readmeList: Copy = {
   file: 'README.md',
-  make: (current, rules) => between(current, 'README.md', rules.map((r) => `- [\`${r.id}\`](docs/rules.md#${anchor(r.id)}) (${judges(r)}): ${r.summary}`)),
+  make: (current, rules) =>
+    between(
+      current,
+      'README.md',
+      rules.map((r) => `- [\`${r.id}\`](docs/rules.md#${anchor(r.id)}) (${judges(r)}): ${r.summary}`),
+    ),
 };
 
 export const COPIES: readonly Copy[] = [chartSchema, configDefaults, rulesTable, readmeList];

@@ -14,7 +14,16 @@ import { chromium } from 'playwright-core';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Without the background-networking flags Chromium dials out at start, which a closed network refuses. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const { values } = parseArgs({
   options: {
@@ -26,11 +35,16 @@ const { values } = parseArgs({
   },
 });
 
-if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
+if (!existsSync(CHROMIUM))
+  throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
 const cli = join(ROOT, 'dist/cli/main.js');
 if (!existsSync(cli)) throw new Error('dist/ is missing: run `npm run build` first');
 
-const page = execFileSync(process.execPath, [cli, 'explain', '--output', 'html', '--state', values.state, '--now', values.now, values.profile], { cwd: ROOT, encoding: 'utf8' });
+const page = execFileSync(
+  process.execPath,
+  [cli, 'explain', '--output', 'html', '--state', values.state, '--now', values.now, values.profile],
+  { cwd: ROOT, encoding: 'utf8' },
+);
 const profileDir = mkdtempSync(join(tmpdir(), 'timeline-chromium-'));
 const context = await chromium.launchPersistentContext(profileDir, {
   executablePath: CHROMIUM,

@@ -206,9 +206,15 @@ export const configSchema = {
           type: 'number',
           minimum: 0,
           default: 0,
-          description: 'After SIGTERM: unready, but still answering this long while endpoints and kube-proxy drop the pod.',
+          description:
+            'After SIGTERM: unready, but still answering this long while endpoints and kube-proxy drop the pod.',
         },
-        shutdownGraceSeconds: { type: 'number', minimum: 0, default: 25, description: 'Then: no new connections; requests in flight get this long.' },
+        shutdownGraceSeconds: {
+          type: 'number',
+          minimum: 0,
+          default: 25,
+          description: 'Then: no new connections; requests in flight get this long.',
+        },
         certReloadIntervalSeconds: { type: 'number', exclusiveMinimum: 0, default: 10 },
         maxConnections: { type: 'integer', minimum: 1, default: 1000 },
         tlsHandshakeTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 120, default: 5 },

@@ -8,7 +8,11 @@ import { parseDuration } from '../src/gardener/duration.js';
 
 t.test('every key is optional and the defaults are the product recommendation', async (t) => {
   const c = defaultConfig();
-  t.equal(c.featureGates.VersionClassificationLifecycle, false, "the lifecycle gate defaults to off, as Gardener's Alpha gate does");
+  t.equal(
+    c.featureGates.VersionClassificationLifecycle,
+    false,
+    "the lifecycle gate defaults to off, as Gardener's Alpha gate does",
+  );
   for (const id of RULE_IDS) t.equal(c.rules[id].enabled, true, `${id} is on by default`);
   t.same(c.defaulting.lifecycle, {
     enabled: true,
@@ -35,18 +39,31 @@ t.test('lifecycle adoption is opt-in, with a notice in Go duration syntax', asyn
   t.equal(c.defaulting.lifecycle.adoptExisting, true);
   t.equal(parseDuration(c.defaulting.lifecycle.adoptionNotice), 60 * 24 * 3_600_000);
   t.equal(c.defaulting.lifecycle.enabled, true, 'the other lifecycle keys keep their defaults');
-  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptionNotice: '30d' } } }), { message: /defaulting\.lifecycle\.adoptionNotice/ });
-  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptExisting: 'yes' } } }), { message: /defaulting\.lifecycle\.adoptExisting/ });
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptionNotice: '30d' } } }), {
+    message: /defaulting\.lifecycle\.adoptionNotice/,
+  });
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { adoptExisting: 'yes' } } }), {
+    message: /defaulting\.lifecycle\.adoptExisting/,
+  });
 });
 
 t.test('the gate is on only where the config says so', async (t) => {
-  t.equal(resolveConfig({ featureGates: { VersionClassificationLifecycle: true } }).featureGates.VersionClassificationLifecycle, true);
+  t.equal(
+    resolveConfig({ featureGates: { VersionClassificationLifecycle: true } }).featureGates
+      .VersionClassificationLifecycle,
+    true,
+  );
   t.equal(resolveConfig({ featureGates: {} }).featureGates.VersionClassificationLifecycle, false);
 });
 
 t.test('bad config is refused with the key named', async (t) => {
-  t.throws(() => resolveConfig({ rules: { 'NO-SUCH-RULE': { enabled: false } } }), { name: 'ConfigError', message: /rules.*NO-SUCH-RULE/ });
-  t.throws(() => resolveConfig({ defaulting: { lifecycle: { expirationMaintained: '120 days' } } }), { message: /defaulting\.lifecycle\.expirationMaintained/ });
+  t.throws(() => resolveConfig({ rules: { 'NO-SUCH-RULE': { enabled: false } } }), {
+    name: 'ConfigError',
+    message: /rules.*NO-SUCH-RULE/,
+  });
+  t.throws(() => resolveConfig({ defaulting: { lifecycle: { expirationMaintained: '120 days' } } }), {
+    message: /defaulting\.lifecycle\.expirationMaintained/,
+  });
   t.throws(() => resolveConfig({ server: { port: 'x' } }), { message: /server\.port/ });
   t.throws(() => resolveConfig('just text'), ConfigError);
 });

@@ -13,7 +13,9 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const IMPORT = /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)\.js'/g;
 
 function modules(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? modules(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? modules(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Each module of src/ and the modules of src/ it imports. */
@@ -21,7 +23,10 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of modules(SRC)) {
     const text = readFileSync(file, 'utf8');
-    graph.set(file, [...text.matchAll(IMPORT)].map((m) => resolve(dirname(file), `${m[1]}.ts`)));
+    graph.set(
+      file,
+      [...text.matchAll(IMPORT)].map((m) => resolve(dirname(file), `${m[1]}.ts`)),
+    );
   }
   return graph;
 }
@@ -54,13 +59,17 @@ export function layerOf(module: string): string {
 }
 
 /** Every import that crosses into a folder its own folder may not import, as `from → to`. */
-export function wrongDirections(graph: ReadonlyMap<string, readonly string[]>, allowed: Readonly<Record<string, readonly string[]>>): string[] {
+export function wrongDirections(
+  graph: ReadonlyMap<string, readonly string[]>,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): string[] {
   const wrong: string[] = [];
   for (const [from, targets] of graph) {
     const layer = layerOf(from);
     for (const to of targets) {
       const target = layerOf(to);
-      if (target !== layer && !(allowed[layer] ?? []).includes(target)) wrong.push(`${relative(SRC, from)} → ${relative(SRC, to)} (${layer} may not import ${target})`);
+      if (target !== layer && !(allowed[layer] ?? []).includes(target))
+        wrong.push(`${relative(SRC, from)} → ${relative(SRC, to)} (${layer} may not import ${target})`);
     }
   }
   return wrong;
@@ -85,7 +94,9 @@ t.test('the direction check finds an upward import and passes a downward one', a
     [m('api/types.ts'), [m('util/text.ts')]],
     [m('gardener/versions.ts'), [m('api/types.ts'), m('policy/rule.ts')]],
   ]);
-  t.same(wrongDirections(graph, { api: ['util'], gardener: ['api', 'util'] }), [`gardener/versions.ts → policy/rule.ts (gardener may not import policy)`]);
+  t.same(wrongDirections(graph, { api: ['util'], gardener: ['api', 'util'] }), [
+    `gardener/versions.ts → policy/rule.ts (gardener may not import policy)`,
+  ]);
   t.same(wrongDirections(new Map([[m('api/types.ts'), [m('util/text.ts')]]]), { api: ['util'] }), []);
   t.equal(layerOf(m('config.ts')), 'config');
 });
@@ -98,6 +109,24 @@ t.test('no import circle in src/', async (t) => {
 });
 
 t.test('the check finds a circle, and a chain is none', async (t) => {
-  t.same(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]])), [['a', 'b', 'c', 'a']]);
-  t.same(circles(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), []);
+  t.same(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+      ]),
+    ),
+    [['a', 'b', 'c', 'a']],
+  );
+  t.same(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', []],
+      ]),
+    ),
+    [],
+  );
 });

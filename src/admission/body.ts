@@ -12,9 +12,26 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { webhookError, type WebhookError } from './errors.js';
 import { parseIncrementally } from './json-incremental.js';
-import { CLOSE_BRACE, CLOSE_BRACKET, endOfString, OPEN_BRACE, OPEN_BRACKET, prototypeKey, prototypeKeyFound, QUOTE, walkTree } from './json-text.js';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  endOfString,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  prototypeKey,
+  prototypeKeyFound,
+  QUOTE,
+  walkTree,
+} from './json-text.js';
 import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from './limits.js';
-import { answerVersion, decodeReview, identityOf, REVIEW_API_VERSION_V1BETA1, type AdmissionReviewRequest, type ReviewIdentity } from './review.js';
+import {
+  answerVersion,
+  decodeReview,
+  identityOf,
+  REVIEW_API_VERSION_V1BETA1,
+  type AdmissionReviewRequest,
+  type ReviewIdentity,
+} from './review.js';
 
 export interface BodyHeaders {
   contentType: string | undefined;
@@ -25,9 +42,12 @@ export interface BodyHeaders {
  * `ok: true`: a review to judge (`problems` past the uid refuse it with 400). `ok: false`: refused
  * with `error`; in an AdmissionReview when `identity` is known, else with a plain HTTP error.
  */
-export type DecodedBody = { ok: true; review: AdmissionReviewRequest; problems: string[] } | { ok: false; error: WebhookError; identity?: ReviewIdentity };
+export type DecodedBody =
+  | { ok: true; review: AdmissionReviewRequest; problems: string[] }
+  | { ok: false; error: WebhookError; identity?: ReviewIdentity };
 
-const refusal = (error: WebhookError, identity: ReviewIdentity | undefined): DecodedBody => (identity ? { ok: false, error, identity } : { ok: false, error });
+const refusal = (error: WebhookError, identity: ReviewIdentity | undefined): DecodedBody =>
+  identity ? { ok: false, error, identity } : { ok: false, error };
 
 /** The uid and answer version a decoded body carries, if any. */
 export function identityOfDecoded(d: DecodedBody): ReviewIdentity | undefined {
@@ -42,7 +62,11 @@ export function isJsonMediaType(header: string | undefined): boolean {
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (charset !== 'utf-8' && charset !== 'utf8') return false;
   }
   return true;
@@ -110,7 +134,10 @@ export async function decodeEncodedBody(bytes: Buffer, headers: BodyHeaders, lim
       return refusal(error, undefined);
     }
   }
-  return refusal(error, identityOfDecoded(plain.length > INCREMENTAL_BODY_BYTES ? await inspectInPieces(plain) : inspect(plain)));
+  return refusal(
+    error,
+    identityOfDecoded(plain.length > INCREMENTAL_BODY_BYTES ? await inspectInPieces(plain) : inspect(plain)),
+  );
 }
 
 /** Everything but the headers: UTF-8, nesting, JSON, prototype keys, then the review's own shape. */
@@ -147,17 +174,25 @@ function parsedWhole(text: string): ParsedBody {
   // value a later duplicate key replaced is never seen downstream, so it is not judged either).
   if (fewBrackets(text, MAX_NESTING_DEPTH)) return { ok: true, value, prototypeKey: prototypeKey(text, value) };
   const walked = walkTree(value, MAX_NESTING_DEPTH);
-  return walked.tooDeep ? { ok: false, tooDeep: true } : { ok: true, value, prototypeKey: prototypeKeyFound(text, walked) };
+  return walked.tooDeep
+    ? { ok: false, tooDeep: true }
+    : { ok: true, value, prototypeKey: prototypeKeyFound(text, walked) };
 }
 
 /** The verdict on a parsed body; `utf8` says whether its bytes were valid UTF-8. */
 function reviewOf(text: string, utf8: boolean, parsed: ParsedBody): DecodedBody {
   // Invalid sequences decode to U+FFFD; a uid that holds one is not the uid that was sent.
-  const readable = (identity: ReviewIdentity | undefined) => (utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined);
-  if (!parsed.ok) return refusal(webhookError(parsed.tooDeep ? 'BODY_TOO_DEEP' : utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'), readable(scanIdentity(text)));
+  const readable = (identity: ReviewIdentity | undefined) =>
+    utf8 || !identity?.uid.includes('\uFFFD') ? identity : undefined;
+  if (!parsed.ok)
+    return refusal(
+      webhookError(parsed.tooDeep ? 'BODY_TOO_DEEP' : utf8 ? 'BODY_NOT_JSON' : 'BODY_NOT_UTF8'),
+      readable(scanIdentity(text)),
+    );
   if (!utf8) return refusal(webhookError('BODY_NOT_UTF8'), readable(identityOf(parsed.value)));
   // JSON.parse makes "__proto__" an own key and never pollutes, but nothing downstream gets one.
-  if (parsed.prototypeKey !== undefined) return refusal(webhookError('PROTOTYPE_KEY', parsed.prototypeKey), identityOf(parsed.value));
+  if (parsed.prototypeKey !== undefined)
+    return refusal(webhookError('PROTOTYPE_KEY', parsed.prototypeKey), identityOf(parsed.value));
   const decoded = decodeReview(parsed.value);
   if (!decoded.ok) return refusal(webhookError('REVIEW_INVALID', decoded.message), decoded.identity);
   return decoded;
@@ -231,8 +266,14 @@ function topLevelMatch(text: string, key: string, pattern: RegExp): RegExpExecAr
 
 // kube-apiserver writes `request.uid` first (Go's field order), so a uid is found this way in
 // any body it sent, however broken the rest.
-const REQUEST_UID = new RegExp(`"request"\\s*:\\s*\\{\\s*"uid"\\s*:\\s*"((?:[^"\\\\]|\\\\.){1,${MAX_UID_LENGTH}})"`, 'y');
-const API_VERSION_V1BETA1 = new RegExp(`"apiVersion"\\s*:\\s*${JSON.stringify(REVIEW_API_VERSION_V1BETA1).replaceAll('.', '\\.')}`, 'y');
+const REQUEST_UID = new RegExp(
+  `"request"\\s*:\\s*\\{\\s*"uid"\\s*:\\s*"((?:[^"\\\\]|\\\\.){1,${MAX_UID_LENGTH}})"`,
+  'y',
+);
+const API_VERSION_V1BETA1 = new RegExp(
+  `"apiVersion"\\s*:\\s*${JSON.stringify(REVIEW_API_VERSION_V1BETA1).replaceAll('.', '\\.')}`,
+  'y',
+);
 
 /** The identity of a body JSON.parse cannot read (broken or too deep), found by scanning its text. */
 function scanIdentity(text: string): ReviewIdentity | undefined {

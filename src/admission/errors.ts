@@ -10,28 +10,71 @@ interface ErrorDefinition<A extends unknown[]> {
   message: (...args: A) => string;
 }
 
-const define = <A extends unknown[]>(status: number, reason: string, message: (...args: A) => string): ErrorDefinition<A> => ({
+const define = <A extends unknown[]>(
+  status: number,
+  reason: string,
+  message: (...args: A) => string,
+): ErrorDefinition<A> => ({
   status,
   reason,
   message,
 });
 
 export const ERRORS = {
-  BODY_NOT_JSON: define(400, 'BadRequest', () => 'request body is not valid JSON; expected an admission.k8s.io/v1 AdmissionReview'),
+  BODY_NOT_JSON: define(
+    400,
+    'BadRequest',
+    () => 'request body is not valid JSON; expected an admission.k8s.io/v1 AdmissionReview',
+  ),
   BODY_EMPTY: define(400, 'BadRequest', () => 'request body is empty; expected an admission.k8s.io/v1 AdmissionReview'),
-  BODY_TOO_LARGE: define(413, 'RequestEntityTooLarge', (limit: number) => `request body is larger than the limit of ${limit} bytes`),
+  BODY_TOO_LARGE: define(
+    413,
+    'RequestEntityTooLarge',
+    (limit: number) => `request body is larger than the limit of ${limit} bytes`,
+  ),
   BODY_NOT_UTF8: define(400, 'BadRequest', () => 'request body is not valid UTF-8'),
-  BODY_TOO_DEEP: define(400, 'BadRequest', () => `request body nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`),
+  BODY_TOO_DEEP: define(
+    400,
+    'BadRequest',
+    () => `request body nests arrays and objects deeper than ${MAX_NESTING_DEPTH} levels`,
+  ),
   PROTOTYPE_KEY: define(400, 'BadRequest', (key: string) => `request body has a ${key} key; such keys are refused`),
-  MEDIA_TYPE: define(415, 'UnsupportedMediaType', (type: string) => `content type ${JSON.stringify(bounded(type))} is not supported; send application/json`),
-  CONTENT_ENCODING: define(415, 'UnsupportedMediaType', (encoding: string) => `content encoding ${JSON.stringify(bounded(encoding))} is not supported; send the AdmissionReview unencoded`),
+  MEDIA_TYPE: define(
+    415,
+    'UnsupportedMediaType',
+    (type: string) => `content type ${JSON.stringify(bounded(type))} is not supported; send application/json`,
+  ),
+  CONTENT_ENCODING: define(
+    415,
+    'UnsupportedMediaType',
+    (encoding: string) =>
+      `content encoding ${JSON.stringify(bounded(encoding))} is not supported; send the AdmissionReview unencoded`,
+  ),
   REVIEW_INVALID: define(400, 'BadRequest', (detail: string) => detail),
-  REQUEST_INVALID: define(400, 'BadRequest', (problems: readonly string[]) => `malformed AdmissionReview request: ${problems.join('; ')}`),
+  REQUEST_INVALID: define(
+    400,
+    'BadRequest',
+    (problems: readonly string[]) => `malformed AdmissionReview request: ${problems.join('; ')}`,
+  ),
   OBJECT_INVALID: define(403, 'Forbidden', (listed: string) => listed),
   POLICY_DENIED: define(403, 'Forbidden', (listed: string) => listed),
-  EVALUATION_FAILED: define(500, 'InternalError', (detail: string) => `internal error while judging the request (the request is refused, retry or report it): ${detail}`),
-  NOT_FOUND: define(404, 'NotFound', (method: string, url: string) => `no route for ${bounded(method)} ${bounded(url)}`),
-  METHOD_NOT_ALLOWED: define(405, 'MethodNotAllowed', (method: string, url: string) => `${bounded(method)} is not allowed on ${bounded(url)}; send the AdmissionReview with POST`),
+  EVALUATION_FAILED: define(
+    500,
+    'InternalError',
+    (detail: string) =>
+      `internal error while judging the request (the request is refused, retry or report it): ${detail}`,
+  ),
+  NOT_FOUND: define(
+    404,
+    'NotFound',
+    (method: string, url: string) => `no route for ${bounded(method)} ${bounded(url)}`,
+  ),
+  METHOD_NOT_ALLOWED: define(
+    405,
+    'MethodNotAllowed',
+    (method: string, url: string) =>
+      `${bounded(method)} is not allowed on ${bounded(url)}; send the AdmissionReview with POST`,
+  ),
   INTERNAL: define(500, 'InternalError', (detail: string) => `internal error: ${detail}`),
 } as const;
 

@@ -62,28 +62,60 @@ export function formatFieldError(e: FieldError): string {
  * Judges one request. `problems` are what the request schema found wrong past the uid; such a
  * request is refused with 400 and never evaluated.
  */
-export function admit(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
+export function admit(
+  webhook: Webhook,
+  req: AdmissionRequest,
+  problems: readonly string[],
+  ctx: AdmissionContext,
+): AdmissionOutcome {
   return audited(judge(webhook, req, problems, ctx));
 }
 
-function judge(webhook: Webhook, req: AdmissionRequest, problems: readonly string[], ctx: AdmissionContext): AdmissionOutcome {
+function judge(
+  webhook: Webhook,
+  req: AdmissionRequest,
+  problems: readonly string[],
+  ctx: AdmissionContext,
+): AdmissionOutcome {
   const uid = req.uid;
-  if (problems.length > 0) return { response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)), rules: [], judged: NO_WARNINGS };
+  if (problems.length > 0)
+    return {
+      response: errored(uid, ERRORS.REQUEST_INVALID.status, ERRORS.REQUEST_INVALID.message(problems)),
+      rules: [],
+      judged: NO_WARNINGS,
+    };
 
   const mapped: MappedRequest = toPolicyRequest(req);
-  if (mapped.outcome === 'unpoliced') return { response: allowed(uid, [mapped.warning]), rules: [], judged: { allWarnings: [mapped.warning] } };
+  if (mapped.outcome === 'unpoliced')
+    return { response: allowed(uid, [mapped.warning]), rules: [], judged: { allWarnings: [mapped.warning] } };
   if (mapped.outcome === 'malformed') {
-    return { response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))), rules: [SCHEMA_CHECK], judged: NO_WARNINGS };
+    return {
+      response: denied(uid, ERRORS.OBJECT_INVALID.message(mapped.errors.map(formatFieldError).join('; '))),
+      rules: [SCHEMA_CHECK],
+      judged: NO_WARNINGS,
+    };
   }
   // Deletions are validated, never mutated: nothing to default on an object that goes away.
-  if (webhook === 'mutate' && mapped.request.operation === 'DELETE') return { response: allowed(uid), rules: [], judged: NO_WARNINGS };
+  if (webhook === 'mutate' && mapped.request.operation === 'DELETE')
+    return { response: allowed(uid), rules: [], judged: NO_WARNINGS };
 
   try {
-    const decision = evaluate(mapped.request, { now: ctx.now, config: ctx.config, state: ctx.state, ...(ctx.rules ? { rules: ctx.rules } : {}), ...(ctx.warningChecks ? { warningChecks: ctx.warningChecks } : {}) });
+    const decision = evaluate(mapped.request, {
+      now: ctx.now,
+      config: ctx.config,
+      state: ctx.state,
+      ...(ctx.rules ? { rules: ctx.rules } : {}),
+      ...(ctx.warningChecks ? { warningChecks: ctx.warningChecks } : {}),
+    });
     return answer(webhook, uid, decision);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)), rules: [], judged: NO_WARNINGS, error };
+    return {
+      response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)),
+      rules: [],
+      judged: NO_WARNINGS,
+      error,
+    };
   }
 }
 

@@ -18,7 +18,16 @@
 //
 // Between pieces the parser yields (setImmediate) once it has run for `budgetMs`.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CLOSE_BRACE, CLOSE_BRACKET, endOfString, OPEN_BRACE, OPEN_BRACKET, ownPrototypeKey, prototypeKey, QUOTE } from './json-text.js';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  endOfString,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  ownPrototypeKey,
+  prototypeKey,
+  QUOTE,
+} from './json-text.js';
 
 /** Members handed to JSON.parse at once: about 1 ms of work. */
 export const BATCH_CHARS = 64 * 1024;
@@ -39,7 +48,8 @@ export interface IncrementalOptions {
  * of the value has an own `__proto__` key or a `constructor` object with an own `prototype` key.
  * `ok: false`: not JSON (`tooDeep`: nests deeper than allowed, whether JSON or not).
  */
-export type IncrementalResult = { ok: true; value: unknown; prototypeSuspect: boolean } | { ok: false; tooDeep: boolean };
+export type IncrementalResult =
+  { ok: true; value: unknown; prototypeSuspect: boolean } | { ok: false; tooDeep: boolean };
 
 const COMMA = 0x2c;
 const COLON = 0x3a;
@@ -69,12 +79,17 @@ class Clock {
  * Phase 1: whether the text nests deeper than `maxDepth` (exactly as nestsDeeperThan), and if not,
  * where each container longer than `minSpan` closes (NO_CLOSE: never).
  */
-async function scanContainers(text: string, maxDepth: number, minSpan: number, clock: Clock): Promise<Map<number, number> | undefined> {
+async function scanContainers(
+  text: string,
+  maxDepth: number,
+  minSpan: number,
+  clock: Clock,
+): Promise<Map<number, number> | undefined> {
   const big = new Map<number, number>();
   const opens: number[] = [];
   const n = text.length;
   let depth = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const stop = Math.min(n, i + SCAN_STEP);
     for (; i < stop; i++) {
       const c = text.charCodeAt(i);
@@ -94,13 +109,13 @@ async function scanContainers(text: string, maxDepth: number, minSpan: number, c
   return big;
 }
 
-
 /** Whether the value JSON.parse made of `text` holds a prototype key anywhere. */
 const holdsPrototypeKey = (text: string, root: unknown): boolean => prototypeKey(text, root) !== undefined;
 
 /** Sets a key as JSON.parse does: an own data property, even for `__proto__`. */
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -137,7 +152,12 @@ export async function parseIncrementally(text: string, options: IncrementalOptio
   }
 }
 
-async function parseWithin(text: string, big: Map<number, number>, batchChars: number, clock: Clock): Promise<{ value: unknown; prototypeSuspect: boolean }> {
+async function parseWithin(
+  text: string,
+  big: Map<number, number>,
+  batchChars: number,
+  clock: Clock,
+): Promise<{ value: unknown; prototypeSuspect: boolean }> {
   const n = text.length;
   const root = skipSpace(text, 0);
   if (!big.has(root)) {
@@ -191,7 +211,9 @@ async function parseWithin(text: string, big: Map<number, number>, batchChars: n
         if (!suspect && holdsPrototypeKey(members, part)) suspect = true;
         if (!frame.filled) frame.value = part as Frame['value'];
         else if (Array.isArray(part)) for (const item of part) (frame.value as unknown[]).push(item);
-        else for (const key in part as Record<string, unknown>) setKey(frame.value as Record<string, unknown>, key, (part as Record<string, unknown>)[key]);
+        else
+          for (const key in part as Record<string, unknown>)
+            setKey(frame.value as Record<string, unknown>, key, (part as Record<string, unknown>)[key]);
         frame.filled = true;
       }
       at = end + 1;
@@ -220,7 +242,8 @@ async function parseWithin(text: string, big: Map<number, number>, batchChars: n
     }
     // At a closing bracket (j): the container ends, and so may its parents.
     for (;;) {
-      if (j !== frame.close || text.charCodeAt(j) !== (frame.isObject ? CLOSE_BRACE : CLOSE_BRACKET)) throw new Invalid('mismatched bracket');
+      if (j !== frame.close || text.charCodeAt(j) !== (frame.isObject ? CLOSE_BRACE : CLOSE_BRACKET))
+        throw new Invalid('mismatched bracket');
       if (frame.isObject && ownPrototypeKey(frame.value) !== undefined) suspect = true;
       const done = frame;
       const parent = stack.pop();

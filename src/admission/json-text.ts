@@ -30,7 +30,9 @@ export function ownPrototypeKey(node: object): string | undefined {
   if (Object.hasOwn(node, '__proto__')) return '"__proto__"';
   if (!Object.hasOwn(node, 'constructor')) return undefined;
   const ctor = (node as Record<string, unknown>).constructor;
-  return ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype') ? '"constructor.prototype"' : undefined;
+  return ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')
+    ? '"constructor.prototype"'
+    : undefined;
 }
 
 /**

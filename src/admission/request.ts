@@ -18,17 +18,25 @@ export type MappedRequest =
 export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
   const { group, version, kind } = req.kind;
   if (group !== GARDENER_GROUP || !isPolicedKind(kind)) {
-    return { outcome: 'unpoliced', warning: `version-policy does not police ${group || 'core'}/${version} ${kind}; admitted without checks` };
+    return {
+      outcome: 'unpoliced',
+      warning: `version-policy does not police ${group || 'core'}/${version} ${kind}; admitted without checks`,
+    };
   }
   if (!OPERATIONS.includes(req.operation)) {
-    return { outcome: 'unpoliced', warning: `version-policy does not judge ${req.operation} requests; admitted without checks` };
+    return {
+      outcome: 'unpoliced',
+      warning: `version-policy does not judge ${req.operation} requests; admitted without checks`,
+    };
   }
   const operation = req.operation as Operation;
   const errors: FieldError[] = [];
   // The limits apply to what a request adds, never to what is stored (issue 24): the oldObject is
   // stored already, and an UPDATE may keep or shrink what it holds. So a profile over the limits
   // can always be repaired or deleted.
-  const object = checked(kind, req.object, '', operation !== 'DELETE', errors, { stored: operation === 'UPDATE' ? req.oldObject : undefined });
+  const object = checked(kind, req.object, '', operation !== 'DELETE', errors, {
+    stored: operation === 'UPDATE' ? req.oldObject : undefined,
+  });
   // A refused object needs no oldObject: skip the work of checking one of any size.
   if (errors.length > 0) return { outcome: 'malformed', errors };
   const oldObject = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors, { limits: false });
@@ -52,13 +60,25 @@ export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
 }
 
 /** The object if present and well-formed; otherwise records why not. `null` counts as absent (DELETE sends it). */
-function checked(kind: Kind, raw: unknown, prefix: string, required: boolean, errors: FieldError[], opts: ParseOptions): PolicedObject | undefined {
+function checked(
+  kind: Kind,
+  raw: unknown,
+  prefix: string,
+  required: boolean,
+  errors: FieldError[],
+  opts: ParseOptions,
+): PolicedObject | undefined {
   if (raw === undefined || raw === null) {
-    if (required) errors.push({ field: prefix ? `request.${prefix}` : 'request.object', message: `required for this operation, but missing` });
+    if (required)
+      errors.push({
+        field: prefix ? `request.${prefix}` : 'request.object',
+        message: `required for this operation, but missing`,
+      });
     return undefined;
   }
   const parsed = parsePolicedObject(kind, raw, opts);
   if (parsed.ok) return parsed.object;
-  for (const e of parsed.errors) errors.push({ field: [prefix, e.field].filter(Boolean).join('.'), message: e.message });
+  for (const e of parsed.errors)
+    errors.push({ field: [prefix, e.field].filter(Boolean).join('.'), message: e.message });
   return undefined;
 }

@@ -17,7 +17,11 @@ export function denied(uid: string, message: string, warnings: readonly string[]
 }
 
 /** Allowed with a JSON Patch; without operations it is a plain `allowed`. */
-export function patched(uid: string, ops: readonly PatchOperation[], warnings: readonly string[] = []): AdmissionResponse {
+export function patched(
+  uid: string,
+  ops: readonly PatchOperation[],
+  warnings: readonly string[] = [],
+): AdmissionResponse {
   if (ops.length === 0) return allowed(uid, warnings);
   return { uid, allowed: true, patchType: 'JSONPatch', patch: encodePatch(ops), ...withWarnings(warnings) };
 }

@@ -151,12 +151,20 @@ export function answerVersion(sent: unknown): string {
  */
 export function decodeReview(body: unknown): DecodedReview {
   if (!isRecord(body)) {
-    return { ok: false, message: `expected an ${REVIEW_API_VERSION} ${REVIEW_KIND} object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` };
+    return {
+      ok: false,
+      message: `expected an ${REVIEW_API_VERSION} ${REVIEW_KIND} object, got ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}`,
+    };
   }
   if (!validateEnvelope(body)) {
     const identity = identityOf(body);
     const problems = describeAll(validateEnvelope.errors, '').join('; ');
-    if (identity) return { ok: false, message: `this webhook reads ${REVIEW_API_VERSION} ${REVIEW_KIND}s only: ${problems}`, identity };
+    if (identity)
+      return {
+        ok: false,
+        message: `this webhook reads ${REVIEW_API_VERSION} ${REVIEW_KIND}s only: ${problems}`,
+        identity,
+      };
     return { ok: false, message: `not an answerable ${REVIEW_API_VERSION} ${REVIEW_KIND}: ${problems}` };
   }
   const review = body;

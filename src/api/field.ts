@@ -45,7 +45,8 @@ export class FieldPath {
   toString(): string {
     if (this.text === undefined) {
       const head = this.parent === undefined ? '' : this.parent.toString();
-      this.text = typeof this.step === 'number' ? `${head}[${this.step}]` : head === '' ? this.step : `${head}.${this.step}`;
+      this.text =
+        typeof this.step === 'number' ? `${head}[${this.step}]` : head === '' ? this.step : `${head}.${this.step}`;
     }
     return this.text;
   }
@@ -54,7 +55,9 @@ export class FieldPath {
 /** The path of a field, or of the whole object when called without a name. */
 export const fieldPath = (...names: string[]): FieldPath => FieldPath.ROOT.child(...names);
 
-const made = (type: ErrorType) => (at: FieldPath, message: string): FieldViolation => ({ type, field: at.toString(), message });
+const made =
+  (type: ErrorType) =>
+  (at: FieldPath, message: string): FieldViolation => ({ type, field: at.toString(), message });
 
 /** A field that must be given and is not. */
 export const required = made('Required');

@@ -45,7 +45,9 @@ type Measure = keyof typeof LIMITS;
  * object a request sends is held to it. It bounds the work of judging an UPDATE to twice that at
  * the limits, whatever oldObject a client claims.
  */
-export const STORED_CEILING = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, 2 * v])) as { readonly [K in Measure]: number };
+export const STORED_CEILING = Object.fromEntries(Object.entries(LIMITS).map(([k, v]) => [k, 2 * v])) as {
+  readonly [K in Measure]: number;
+};
 
 /** How much of each measure an object may hold: LIMITS, or more where the stored object already holds more. */
 export type Allowance = { readonly [K in Measure]: number };
@@ -98,7 +100,9 @@ function limitText(allowed: Allowance, measure: Measure, unit: string): string {
   const ceiling = STORED_CEILING[measure];
   const base = `the limit of ${count(limit)}${unit}`;
   if (allowed[measure] <= limit) return base;
-  return allowed[measure] < ceiling ? `${base} and the ${count(allowed[measure])} the stored object holds` : `${base} and the ceiling of ${count(ceiling)} for an object stored past it`;
+  return allowed[measure] < ceiling
+    ? `${base} and the ${count(allowed[measure])} the stored object holds`
+    : `${base} and the ceiling of ${count(ceiling)} for an object stored past it`;
 }
 
 /**
@@ -111,7 +115,12 @@ export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMIT
   if (kind === 'Shoot') {
     const workers = (spec as { provider?: { workers?: unknown } | null }).provider?.workers;
     if (!Array.isArray(workers) || workers.length <= allowed.workers) return [];
-    return [{ field: 'spec.provider.workers', message: `has ${count(workers.length)} worker pools, more than ${limitText(allowed, 'workers', '')}` }];
+    return [
+      {
+        field: 'spec.provider.workers',
+        message: `has ${count(workers.length)} worker pools, more than ${limitText(allowed, 'workers', '')}`,
+      },
+    ];
   }
   const errors: FieldError[] = [];
   let entries = 0;
@@ -121,27 +130,41 @@ export function limitErrors(kind: Kind, raw: unknown, allowed: Allowance = LIMIT
     entries += value.length;
     lists.push([field, value]);
     if (value.length > allowed.versionsPerList) {
-      errors.push({ field, message: `has ${count(value.length)} versions, more than ${limitText(allowed, 'versionsPerList', ' per list')}` });
+      errors.push({
+        field,
+        message: `has ${count(value.length)} versions, more than ${limitText(allowed, 'versionsPerList', ' per list')}`,
+      });
     }
   };
   const { kubernetes, machineImages } = spec as { kubernetes?: { versions?: unknown }; machineImages?: unknown };
   list(kubernetes?.versions, 'spec.kubernetes.versions');
   if (Array.isArray(machineImages)) {
     if (machineImages.length > allowed.machineImages) {
-      errors.push({ field: 'spec.machineImages', message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed, 'machineImages', '')}` });
+      errors.push({
+        field: 'spec.machineImages',
+        message: `has ${count(machineImages.length)} machine images, more than ${limitText(allowed, 'machineImages', '')}`,
+      });
     } else {
-      machineImages.forEach((image, j) => list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`));
+      machineImages.forEach((image, j) =>
+        list((image as { versions?: unknown } | null)?.versions, `spec.machineImages[${j}].versions`),
+      );
     }
   }
   if (entries > allowed.versionEntries) {
-    errors.push({ field: 'spec', message: `has ${count(entries)} version entries in all, more than ${limitText(allowed, 'versionEntries', ' per object')}` });
+    errors.push({
+      field: 'spec',
+      message: `has ${count(entries)} version entries in all, more than ${limitText(allowed, 'versionEntries', ' per object')}`,
+    });
   }
   if (errors.length > 0) return errors;
   for (const [field, versions] of lists) {
     versions.forEach((v, i) => {
       const stages = (v as { lifecycle?: unknown } | null)?.lifecycle;
       if (Array.isArray(stages) && stages.length > allowed.lifecycleStages) {
-        errors.push({ field: `${field}[${i}].lifecycle`, message: `has ${count(stages.length)} stages, more than ${limitText(allowed, 'lifecycleStages', '')}` });
+        errors.push({
+          field: `${field}[${i}].lifecycle`,
+          message: `has ${count(stages.length)} stages, more than ${limitText(allowed, 'lifecycleStages', '')}`,
+        });
       }
     });
   }

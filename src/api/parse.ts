@@ -40,7 +40,10 @@ const machineImageVersion = {
         required: ['name'],
         properties: {
           name: str,
-          containerRuntimes: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: str } } },
+          containerRuntimes: {
+            type: 'array',
+            items: { type: 'object', required: ['type'], properties: { type: str } },
+          },
         },
       },
     },
@@ -51,7 +54,11 @@ const machineImageVersion = {
   },
 } as const;
 
-const machineImageProperties = { name: str, updateStrategy: str, versions: { type: 'array', items: machineImageVersion } } as const;
+const machineImageProperties = {
+  name: str,
+  updateStrategy: str,
+  versions: { type: 'array', items: machineImageVersion },
+} as const;
 
 const machineImage = { type: 'object', required: ['name', 'versions'], properties: machineImageProperties } as const;
 
@@ -89,7 +96,10 @@ const envelope = (kind: Kind, namespaced: boolean, spec: object) => ({
 });
 
 /** ajv-formats' RFC 3339 check, remembered: a profile repeats the same few hundred timestamps, twice in an UPDATE. */
-function remembered(format: { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined }) {
+function remembered(format: {
+  validate: (s: string) => boolean;
+  compare: (a: string, b: string) => number | undefined;
+}) {
   return { ...format, validate: memo(10_000, (s: string) => format.validate(s)) };
 }
 
@@ -155,7 +165,15 @@ const schemas: Record<Kind, object> = {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv, ['date-time']);
-ajv.addFormat('date-time', remembered(ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined }));
+ajv.addFormat(
+  'date-time',
+  remembered(
+    ajv.formats['date-time'] as {
+      validate: (s: string) => boolean;
+      compare: (a: string, b: string) => number | undefined;
+    },
+  ),
+);
 // Compiled on first use: most CLI runs judge one kind, and a compile is a tenth of a CLI start.
 const validatorOf = memo(3, (kind: Kind) => ajv.compile(schemas[kind]));
 
@@ -251,11 +269,13 @@ function emptyListsAsGardenerSendsThem(raw: { spec?: unknown }): void {
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
   const s = spec as { kubernetes?: unknown; machineImages?: unknown };
   const k = s.kubernetes as { versions?: unknown } | null | undefined;
-  if (k !== null && typeof k === 'object' && !Array.isArray(k) && (k.versions === undefined || k.versions === null)) k.versions = [];
+  if (k !== null && typeof k === 'object' && !Array.isArray(k) && (k.versions === undefined || k.versions === null))
+    k.versions = [];
   if (s.machineImages === null) s.machineImages = [];
   if (!Array.isArray(s.machineImages)) return;
   for (const image of s.machineImages as unknown[]) {
-    if (image !== null && typeof image === 'object' && (image as { versions?: unknown }).versions === null) (image as { versions?: unknown }).versions = [];
+    if (image !== null && typeof image === 'object' && (image as { versions?: unknown }).versions === null)
+      (image as { versions?: unknown }).versions = [];
   }
 }
 

@@ -144,8 +144,7 @@ export type PolicedObject = CloudProfile | NamespacedCloudProfile | Shoot;
  * meaningful inside its own namespace, so it carries one.
  */
 export type ProfileRef =
-  | { kind: 'CloudProfile'; name: string }
-  | { kind: 'NamespacedCloudProfile'; namespace: string; name: string };
+  { kind: 'CloudProfile'; name: string } | { kind: 'NamespacedCloudProfile'; namespace: string; name: string };
 
 /** The Shoot's effective profile: `spec.cloudProfile` wins (empty kind = CloudProfile), else `spec.cloudProfileName`. */
 export function effectiveProfileRef(shoot: Shoot): ProfileRef | undefined {
@@ -162,7 +161,9 @@ export function effectiveProfileRef(shoot: Shoot): ProfileRef | undefined {
 }
 
 export function profileRefKey(ref: ProfileRef): string {
-  return ref.kind === 'CloudProfile' ? `CloudProfile/${ref.name}` : `NamespacedCloudProfile/${ref.namespace}/${ref.name}`;
+  return ref.kind === 'CloudProfile'
+    ? `CloudProfile/${ref.name}`
+    : `NamespacedCloudProfile/${ref.namespace}/${ref.name}`;
 }
 
 export function objectKey(o: { metadata: { namespace?: string; name: string } }): string {

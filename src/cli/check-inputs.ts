@@ -2,7 +2,15 @@
 // `REF:PATH`, read with `git show` (no shell). Every failure is an InputError naming the source.
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { InputError, nonEmpty, type ParsedFile, parseDocuments, type ReadOptions, readSourceText, type SourcedObject } from '../cluster/object-files.js';
+import {
+  InputError,
+  nonEmpty,
+  type ParsedFile,
+  parseDocuments,
+  type ReadOptions,
+  readSourceText,
+  type SourcedObject,
+} from '../cluster/object-files.js';
 import { ClusterIndex } from '../cluster/cluster-index.js';
 import { staticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../api/cluster-state.js';
@@ -24,7 +32,13 @@ export interface InputStreams {
 
 /** Reads the FILE sources, in parallel; the error reported is the first source's in list order. */
 export async function readInputs(sources: readonly string[], opts: ReadOptions, io: InputStreams): Promise<ParsedFile> {
-  return merged(await inOrder(sources.map(async (s) => parsed(s === STDIN ? await readStdin(io.stdin) : { name: s, text: await readSourceText(s) }, opts))));
+  return merged(
+    await inOrder(
+      sources.map(async (s) =>
+        parsed(s === STDIN ? await readStdin(io.stdin) : { name: s, text: await readSourceText(s) }, opts),
+      ),
+    ),
+  );
 }
 
 /**
@@ -32,12 +46,16 @@ export async function readInputs(sources: readonly string[], opts: ReadOptions, 
  * An existing file wins over a git spec of the same spelling.
  */
 export async function readOld(sources: readonly string[], opts: ReadOptions, io: InputStreams): Promise<ParsedFile> {
-  return merged(await inOrder(sources.map(async (s) => parsed(await oldText(s, io), { ...opts, allowEmptyList: true }))));
+  return merged(
+    await inOrder(sources.map(async (s) => parsed(await oldText(s, io), { ...opts, allowEmptyList: true }))),
+  );
 }
 
 /** --state files: only objects of our kinds, and an empty List stands for "none". Always synced. */
 export async function readState(files: readonly string[]): Promise<ClusterState> {
-  const parsedFiles = await inOrder(files.map(async (f) => parsed({ name: f, text: await readSourceText(f) }, { allowEmptyList: true })));
+  const parsedFiles = await inOrder(
+    files.map(async (f) => parsed({ name: f, text: await readSourceText(f) }, { allowEmptyList: true })),
+  );
   return staticState(parsedFiles.flatMap((f) => f.objects.map((o) => o.object)));
 }
 
@@ -53,7 +71,8 @@ export function absentState(): ClusterState {
 
 /** Standard input may be named once in a run: it can be read only once. */
 export function checkStdinOnce(sources: readonly string[]): void {
-  if (sources.filter((s) => s === STDIN).length > 1) throw new InputError('standard input (-) can be read only once: name it in FILE or in --old, once');
+  if (sources.filter((s) => s === STDIN).length > 1)
+    throw new InputError('standard input (-) can be read only once: name it in FILE or in --old, once');
 }
 
 /** The --old objects by kind, namespace and name; the same object twice would make the UPDATE ambiguous. */
@@ -63,7 +82,10 @@ export function byIdentity(objects: readonly SourcedObject[]): Map<string, Sourc
     const key = identity(o.object);
     const first = out.get(key);
     if (first) {
-      throw new InputError(`--old holds ${describe(o.object)} twice (${first.file}:${first.line} and ${o.file}:${o.line}); an UPDATE needs one old object`, { file: o.file, line: o.line });
+      throw new InputError(
+        `--old holds ${describe(o.object)} twice (${first.file}:${first.line} and ${o.file}:${o.line}); an UPDATE needs one old object`,
+        { file: o.file, line: o.line },
+      );
     }
     out.set(key, o);
   }
@@ -84,22 +106,37 @@ async function oldText(spec: string, io: InputStreams): Promise<{ name: string; 
   if (!git || (await exists(spec))) return { name: spec, text: await readSourceText(spec) };
   const [, ref = '', path = ''] = git;
   // Never let a spec reach git as an option.
-  if (ref.startsWith('-')) throw new InputError(`${spec}: not a file, and "${ref}" is not a git revision`, { file: spec });
+  if (ref.startsWith('-'))
+    throw new InputError(`${spec}: not a file, and "${ref}" is not a git revision`, { file: spec });
   return { name: spec, text: nonEmpty(await gitShow(ref, path, spec, io.env), spec) };
 }
 
 function gitShow(ref: string, path: string, spec: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['show', `${ref}:${path}`], { encoding: 'utf8', env, maxBuffer: GIT_MAX_BYTES, windowsHide: true }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return reject(new InputError(`${spec}: cannot read from git: git is not installed or not on PATH (--old REF:PATH runs \`git show REF:PATH\`)`, { file: spec }));
-      if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new InputError(`${spec}: larger than ${GIT_MAX_BYTES / 1024 / 1024} MiB`, { file: spec }));
-      const why = (stderr.split('\n').find((l) => l.trim() !== '') ?? err.message).replace(/^fatal: /, '');
-      // CI clones are shallow by default: the usual cause of a missing revision.
-      const hint = /invalid object name|unknown revision|bad revision/.test(why) ? ' (a shallow clone may lack it: fetch more history, see docs/ci.md)' : '';
-      reject(new InputError(`${spec}: git show ${ref}:${path} failed: ${why}${hint}`, { file: spec }));
-    });
+    execFile(
+      'git',
+      ['show', `${ref}:${path}`],
+      { encoding: 'utf8', env, maxBuffer: GIT_MAX_BYTES, windowsHide: true },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT')
+          return reject(
+            new InputError(
+              `${spec}: cannot read from git: git is not installed or not on PATH (--old REF:PATH runs \`git show REF:PATH\`)`,
+              { file: spec },
+            ),
+          );
+        if (code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
+          return reject(new InputError(`${spec}: larger than ${GIT_MAX_BYTES / 1024 / 1024} MiB`, { file: spec }));
+        const why = (stderr.split('\n').find((l) => l.trim() !== '') ?? err.message).replace(/^fatal: /, '');
+        // CI clones are shallow by default: the usual cause of a missing revision.
+        const hint = /invalid object name|unknown revision|bad revision/.test(why)
+          ? ' (a shallow clone may lack it: fetch more history, see docs/ci.md)'
+          : '';
+        reject(new InputError(`${spec}: git show ${ref}:${path} failed: ${why}${hint}`, { file: spec }));
+      },
+    );
   });
 }
 

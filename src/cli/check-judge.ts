@@ -26,13 +26,24 @@ export interface JudgeOptions {
  * the run. `old` (from --old) wins over the state as the old object; the state still gives the
  * Shoots and the parent profiles.
  */
-export function judgeAll(inputs: readonly SourcedObject[], state: ClusterState, old: ReadonlyMap<string, SourcedObject>, opts: JudgeOptions): JudgedObject[] {
+export function judgeAll(
+  inputs: readonly SourcedObject[],
+  state: ClusterState,
+  old: ReadonlyMap<string, SourcedObject>,
+  opts: JudgeOptions,
+): JudgedObject[] {
   const stored = storedLookup(state);
   return inputs.map(({ object, file, document, line }) => {
     const previous = old.get(identity(object))?.object;
     const request = requestFor(object, opts.delete ? previous : (previous ?? stored(object)), opts.delete);
     // A rule that needs a state which is not there says so in a note: `check` never guesses "allowed" silently.
-    const decision = evaluate(request, { now: opts.now, config: opts.config, state, unsyncedState: 'note', mutate: opts.mutate });
+    const decision = evaluate(request, {
+      now: opts.now,
+      config: opts.config,
+      state,
+      unsyncedState: 'note',
+      mutate: opts.mutate,
+    });
     const result = request.operation === 'DELETE' ? null : (decision.object ?? object);
     return {
       file,

@@ -6,7 +6,15 @@ import { junitError, junitReport } from './check-junit.js';
 import type { CheckReport, Defaulted, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
 import { objectName } from './check-report.js';
 
-export type { CheckReport, CheckResult, Defaulted, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
+export type {
+  CheckReport,
+  CheckResult,
+  Defaulted,
+  JudgedObject,
+  ReportedError,
+  SkippedResult,
+  Summary,
+} from './check-report.js';
 export { objectName } from './check-report.js';
 
 export type OutputFormat = 'text' | 'json' | 'junit';
@@ -47,7 +55,12 @@ export function summarize(report: CheckReport): Summary {
 
 function jsonReport(report: CheckReport): object {
   const results = report.results.map(({ shownWarnings: _, ...r }) => r);
-  return { results, skipped: report.skipped, summary: summarize(report), ...(report.error ? { error: report.error } : {}) };
+  return {
+    results,
+    skipped: report.skipped,
+    summary: summarize(report),
+    ...(report.error ? { error: report.error } : {}),
+  };
 }
 
 function textReport(report: CheckReport, quiet: boolean): string {
@@ -60,7 +73,6 @@ export function where(p: Place): string {
   return `${p.file}:${p.line} (document ${p.document})`;
 }
 
-
 /** `DENIED Shoot garden-dev/web (UPDATE) at shoots.yaml:12 (document 2)`, then the details indented. */
 function textVerdict(r: JudgedObject): string {
   const head = `${r.allowed ? 'ALLOWED' : 'DENIED'} ${objectName(r)} (${r.operation}) at ${where(r)}`;
@@ -69,7 +81,9 @@ function textVerdict(r: JudgedObject): string {
     ...r.notes.map((n) => `note: ${n}`),
     ...r.shownWarnings.map((w) => `warning: ${w}`),
     ...r.defaulted.slice(0, DEFAULTED_SHOWN).map(textDefaulted),
-    ...(r.defaulted.length > DEFAULTED_SHOWN ? [`defaulted: … and ${r.defaulted.length - DEFAULTED_SHOWN} more (--output json lists them all)`] : []),
+    ...(r.defaulted.length > DEFAULTED_SHOWN
+      ? [`defaulted: … and ${r.defaulted.length - DEFAULTED_SHOWN} more (--output json lists them all)`]
+      : []),
   ];
   return [head, ...details.map(indent)].join('\n') + '\n';
 }

@@ -8,7 +8,15 @@ import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } fro
 import type { ClusterState } from '../api/cluster-state.js';
 import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState } from './check-inputs.js';
 import { judgeAll } from './check-judge.js';
-import { type JudgedObject, objectName, type OutputFormat, OUTPUT_FORMATS, render, type ReportedError, type SkippedResult } from './check-output.js';
+import {
+  type JudgedObject,
+  objectName,
+  type OutputFormat,
+  OUTPUT_FORMATS,
+  render,
+  type ReportedError,
+  type SkippedResult,
+} from './check-output.js';
 import { UsageError } from './errors.js';
 import { EXIT_DENIED, EXIT_INPUT, EXIT_OK } from './exit-codes.js';
 import type { CliIo, Invocation } from './io.js';
@@ -55,16 +63,38 @@ export function registerCheck(program: Command, run: Invocation): void {
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
     .argument('<file...>', 'YAML or JSON files, or - for standard input; multi-document, `kind: List` is unrolled')
-    .addOption(new Option('--state <file>', 'objects that exist now (repeatable); an applied object found here is an UPDATE of it').argParser(collect).conflicts('cluster'))
+    .addOption(
+      new Option(
+        '--state <file>',
+        'objects that exist now (repeatable); an applied object found here is an UPDATE of it',
+      )
+        .argParser(collect)
+        .conflicts('cluster'),
+    )
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
-    .addOption(new Option('--old <file|ref:path>', 'the objects before the change (repeatable): each FILE object found here is an UPDATE of it; wins over --state').argParser(collect))
+    .addOption(
+      new Option(
+        '--old <file|ref:path>',
+        'the objects before the change (repeatable): each FILE object found here is an UPDATE of it; wins over --state',
+      ).argParser(collect),
+    )
     .option('--prune', 'judge the --old objects that no FILE holds as DELETE requests (without --old: none)')
     .addOption(new Option('--delete', "judge FILE's objects as DELETE requests").conflicts('old'))
-    .addOption(new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339))
-    .addOption(new Option('--feature-gates <gates>', 'VersionClassificationLifecycle=true|false; overrides the config').argParser(parseFeatureGates))
+    .addOption(
+      new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339),
+    )
+    .addOption(
+      new Option(
+        '--feature-gates <gates>',
+        'VersionClassificationLifecycle=true|false; overrides the config',
+      ).argParser(parseFeatureGates),
+    )
     .option('--config <file>', 'the same config file as serve')
     .addOption(new Option('--output <format>', 'text, json or junit').choices(OUTPUT_FORMATS).default('text'))
-    .option('--junit <file>', 'also write the JUnit report to FILE, whatever --output is: one run gives CI both the report and the exit code')
+    .option(
+      '--junit <file>',
+      'also write the JUnit report to FILE, whatever --output is: one run gives CI both the report and the exit code',
+    )
     .option('--quiet', 'text output: print only the denied objects')
     .option('--strict-kinds', 'a document of another kind is an error (exit 2), not skipped')
     .option('--require-state', 'exit 2 when a rule could not be checked for lack of --state or --cluster')
@@ -81,13 +111,23 @@ export async function runCheck(files: readonly string[], opts: CheckOptions, io:
   const config = await asUsageError(checkConfig(opts));
   const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip', allowEmptyList: true };
   const [state, inputs, old] = await asUsageError(
-    firstFailureInOrder(checkState(opts, config, io.env), readInputs(files, read, io), opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined)),
+    firstFailureInOrder(
+      checkState(opts, config, io.env),
+      readInputs(files, read, io),
+      opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined),
+    ),
   );
   const oldObjects = inputErrorsAsUsage(() => byIdentity(old?.objects ?? []));
   const judge = { config, now: opts.now ?? Date.now(), delete: opts.delete === true, mutate: opts.mutate !== false };
   const removed = onlyInOld(oldObjects, inputs);
-  const results = [...judgeAll(inputs.objects, state, oldObjects, judge), ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : [])];
-  const skipped = [...inputs.skipped.map((s) => ({ ...s, reason: OTHER_KIND })), ...(opts.prune ? [] : removed.map(skippedOld))];
+  const results = [
+    ...judgeAll(inputs.objects, state, oldObjects, judge),
+    ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : []),
+  ];
+  const skipped = [
+    ...inputs.skipped.map((s) => ({ ...s, reason: OTHER_KIND })),
+    ...(opts.prune ? [] : removed.map(skippedOld)),
+  ];
   const error = opts.requireState ? requireStateError(results) : undefined;
   const report = { results, skipped, ...(error ? { error } : {}) };
   if (opts.junit) await asUsageError(writeReport(opts.junit, render(report, 'junit')));
@@ -115,7 +155,16 @@ function onlyInOld(old: ReadonlyMap<string, SourcedObject>, inputs: ParsedFile):
 }
 
 function skippedOld({ object: o, file, document, line }: SourcedObject): SkippedResult {
-  return { file, document, line, apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? null, name: o.metadata.name, reason: OLD_ONLY };
+  return {
+    file,
+    document,
+    line,
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace ?? null,
+    name: o.metadata.name,
+    reason: OLD_ONLY,
+  };
 }
 
 /** Objects listed in a --require-state error before "and N more". */
@@ -153,7 +202,11 @@ async function checkState(opts: CheckOptions, config: Config, env: NodeJS.Proces
 async function firstFailureInOrder<A, B, C>(a: Promise<A>, b: Promise<B>, c: Promise<C>): Promise<[A, B, C]> {
   const [x, y, z] = await Promise.allSettled([a, b, c]);
   for (const s of [x, y, z]) if (s.status === 'rejected') throw s.reason;
-  return [(x as PromiseFulfilledResult<A>).value, (y as PromiseFulfilledResult<B>).value, (z as PromiseFulfilledResult<C>).value];
+  return [
+    (x as PromiseFulfilledResult<A>).value,
+    (y as PromiseFulfilledResult<B>).value,
+    (z as PromiseFulfilledResult<C>).value,
+  ];
 }
 
 /** Bad files and configs are the user's input errors: one line, exit code 2. */
@@ -174,7 +227,11 @@ function inputErrorsAsUsage<T>(work: () => T): T {
 }
 
 function usageErrorOf(err: unknown): unknown {
-  if (err instanceof InputError) return new UsageError(oneLine(err.message), { ...(err.file ? { file: err.file } : {}), ...(err.line ? { line: err.line } : {}) });
+  if (err instanceof InputError)
+    return new UsageError(oneLine(err.message), {
+      ...(err.file ? { file: err.file } : {}),
+      ...(err.line ? { line: err.line } : {}),
+    });
   if (err instanceof ConfigError) return new UsageError(oneLine(err.message));
   return err;
 }

@@ -19,8 +19,17 @@ export interface Explained {
 }
 
 export function renderExplain(explained: Explained, format: OutputFormat, window: TimelineWindow): string {
-  if (format === 'html') return renderTimelinePage({ profiles: explained.profiles, now: explained.now, window, stateKnown: explained.stateKnown });
-  const report: ExplainReport = { now: formatInstant(explained.now), profiles: explained.profiles.map((p) => p.report) };
+  if (format === 'html')
+    return renderTimelinePage({
+      profiles: explained.profiles,
+      now: explained.now,
+      window,
+      stateKnown: explained.stateKnown,
+    });
+  const report: ExplainReport = {
+    now: formatInstant(explained.now),
+    profiles: explained.profiles.map((p) => p.report),
+  };
   if (format === 'json') return `${JSON.stringify(report, null, 2)}\n`;
   return renderExplainText(report);
 }

@@ -7,7 +7,15 @@ import { type Config, ConfigError, loadConfig } from '../config.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { ClusterState } from '../api/cluster-state.js';
 import { explainProfile, type ExplainedProfile, MissingParentError, type Profile } from '../report/profile.js';
-import { DEFAULT_FROM, DEFAULT_TO, parseWindowBound, resolveWindow, type TimelineWindow, type WindowBound, WindowError } from '../report/window.js';
+import {
+  DEFAULT_FROM,
+  DEFAULT_TO,
+  parseWindowBound,
+  resolveWindow,
+  type TimelineWindow,
+  type WindowBound,
+  WindowError,
+} from '../report/window.js';
 import { UsageError } from './errors.js';
 import { type Explained, OUTPUT_FORMATS, type OutputFormat, renderExplain } from './explain-output.js';
 import type { CliIo } from './io.js';
@@ -29,15 +37,35 @@ export interface ExplainOptions {
 export function registerExplain(program: Command, io: CliIo): void {
   program
     .command('explain')
-    .description('what happens to the versions of a profile, and when: classifications, transitions, users, forced updates')
+    .description(
+      'what happens to the versions of a profile, and when: classifications, transitions, users, forced updates',
+    )
     .argument('<file>', 'a CloudProfile or NamespacedCloudProfile (YAML or JSON); Shoots in it are ignored')
-    .addOption(new Option('--state <file>', 'objects that exist now: profiles, NamespacedCloudProfiles, Shoots (repeatable)').argParser(collect).default([]))
+    .addOption(
+      new Option('--state <file>', 'objects that exist now: profiles, NamespacedCloudProfiles, Shoots (repeatable)')
+        .argParser(collect)
+        .default([]),
+    )
     .option('--cluster', 'read the state from the current kubeconfig instead (read-only)')
     .option('--config <file>', 'the same config file as serve; --cluster reads cluster.kubeconfig from it')
     .addOption(new Option('--now <rfc3339>', 'explain at this instant (default: the clock)').argParser(parseRfc3339))
-    .addOption(new Option('--output <format>', 'text, json, or html: a self-contained timeline page').choices(OUTPUT_FORMATS).default('text'))
-    .addOption(new Option('--from <when>', `html: where the timeline starts, days from now or a date (default ${DEFAULT_FROM})`).argParser(windowBound))
-    .addOption(new Option('--to <when>', `html: where the timeline ends, days from now or a date (default ${DEFAULT_TO})`).argParser(windowBound))
+    .addOption(
+      new Option('--output <format>', 'text, json, or html: a self-contained timeline page')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
+    .addOption(
+      new Option(
+        '--from <when>',
+        `html: where the timeline starts, days from now or a date (default ${DEFAULT_FROM})`,
+      ).argParser(windowBound),
+    )
+    .addOption(
+      new Option(
+        '--to <when>',
+        `html: where the timeline ends, days from now or a date (default ${DEFAULT_TO})`,
+      ).argParser(windowBound),
+    )
     .action(async (file: string, opts: ExplainOptions) => {
       const window = timelineWindow(opts);
       io.stdout.write(renderExplain(await explain(file, opts, io.env), opts.output, window));
@@ -45,15 +73,24 @@ export function registerExplain(program: Command, io: CliIo): void {
 }
 
 /** Reads FILE and the state, and explains every profile in FILE. */
-export async function explain(file: string, opts: ExplainOptions, env: NodeJS.ProcessEnv = process.env): Promise<Explained> {
+export async function explain(
+  file: string,
+  opts: ExplainOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Explained> {
   const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
   // Read even without --cluster: a config that is wrong is reported, never silently ignored.
   const config = await asUsageError(loadConfig(opts.config));
   const [state, objects] = await Promise.all([loadState(opts, config, env), asUsageError(readObjectFile(file))]);
   const profiles = objects.map((o) => o.object).filter((o): o is Profile => o.kind !== 'Shoot');
-  if (profiles.length === 0) throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
-  return { now, profiles: profiles.map((p) => explainOne(p, state, now, file)), stateKnown: opts.cluster === true || opts.state.length > 0 };
+  if (profiles.length === 0)
+    throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
+  return {
+    now,
+    profiles: profiles.map((p) => explainOne(p, state, now, file)),
+    stateKnown: opts.cluster === true || opts.state.length > 0,
+  };
 }
 
 function explainOne(profile: Profile, state: ClusterState, now: number, file: string): ExplainedProfile {
@@ -67,7 +104,8 @@ function explainOne(profile: Profile, state: ClusterState, now: number, file: st
 
 /** The window is checked before anything is read; it shapes only the HTML page. */
 function timelineWindow(opts: ExplainOptions): TimelineWindow {
-  if (opts.output !== 'html' && (opts.from || opts.to)) throw new UsageError('--from and --to shape the timeline page: use them with --output html');
+  if (opts.output !== 'html' && (opts.from || opts.to))
+    throw new UsageError('--from and --to shape the timeline page: use them with --output html');
   try {
     return resolveWindow(opts.now ?? Date.now(), opts.from, opts.to);
   } catch (err) {
@@ -84,7 +122,11 @@ function windowBound(text: string): WindowBound {
   }
 }
 
-export async function loadState(opts: Pick<ExplainOptions, 'cluster' | 'state'>, config: Config, env: NodeJS.ProcessEnv): Promise<ClusterState> {
+export async function loadState(
+  opts: Pick<ExplainOptions, 'cluster' | 'state'>,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): Promise<ClusterState> {
   if (!opts.cluster) return asUsageError(loadStaticState(opts.state));
   try {
     // The Kubernetes client loads only for --cluster; it costs more than a whole offline run.

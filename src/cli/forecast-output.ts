@@ -33,7 +33,11 @@ export function renderChanges(current: Forecast, changes: readonly ForecastChang
     return `${JSON.stringify({ now: formatInstant(current.now), until: formatInstant(current.until), changes: changes.map((c) => ({ kind: c.kind, shoot: c.shoot, profile: c.profile, ...(c.before !== undefined ? { before: formatInstant(c.before) } : {}), ...eventJson(c.event) })) }, null, 2)}\n`;
   }
   // The calendar of a proposal: the forced updates it adds or moves.
-  if (format === 'ics') return renderIcs(rows.filter((r) => r.change.kind !== 'gone'), current.now);
+  if (format === 'ics')
+    return renderIcs(
+      rows.filter((r) => r.change.kind !== 'gone'),
+      current.now,
+    );
   const head = `Changes of the proposed profile, ${formatInstant(current.now)} to ${formatInstant(current.until)}: ${changes.length === 0 ? 'none' : `${changes.length} (${countBy(changes)})`}`;
   return `${head}\n${grouped(rows)}`;
 }
@@ -64,7 +68,14 @@ function skippedText(f: Forecast): string {
 
 /** Date, then profile, then the version a step leaves, then time and Shoot. */
 function grouped(rows: readonly Row[]): string {
-  const sorted = [...rows].sort((a, b) => day(a.event.at).localeCompare(day(b.event.at)) || a.profile.localeCompare(b.profile) || versionOf(a.event).localeCompare(versionOf(b.event)) || a.event.at - b.event.at || a.shoot.localeCompare(b.shoot));
+  const sorted = [...rows].sort(
+    (a, b) =>
+      day(a.event.at).localeCompare(day(b.event.at)) ||
+      a.profile.localeCompare(b.profile) ||
+      versionOf(a.event).localeCompare(versionOf(b.event)) ||
+      a.event.at - b.event.at ||
+      a.shoot.localeCompare(b.shoot),
+  );
   const out: string[] = [];
   let [lastDay, lastProfile, lastVersion] = ['', '', ''];
   for (const r of sorted) {
@@ -90,8 +101,12 @@ function grouped(rows: readonly Row[]): string {
 function lineOf(r: Row): string {
   const e = r.event;
   const time = formatInstant(e.at).slice(11, 16);
-  const change = r.change ? `${r.change.kind}${r.change.before !== undefined ? ` (was ${formatInstant(r.change.before)})` : ''} ` : '';
-  const what = e.to ? `${e.mode} ${e.from} → ${e.to}${e.toClassification ? ` (${e.toClassification})` : ''}` : `${e.mode} update FAILS [${e.failure?.kind}]: ${e.failure?.message}`;
+  const change = r.change
+    ? `${r.change.kind}${r.change.before !== undefined ? ` (was ${formatInstant(r.change.before)})` : ''} `
+    : '';
+  const what = e.to
+    ? `${e.mode} ${e.from} → ${e.to}${e.toClassification ? ` (${e.toClassification})` : ''}`
+    : `${e.mode} update FAILS [${e.failure?.kind}]: ${e.failure?.message}`;
   const trap = e.trap ? `; TRAP ${e.trap.issue}: ${e.trap.detail}` : '';
   return `${e.uncertain ? '~' : ''}${time} UTC  ${change}${r.shoot} ${componentText(e.component)}: ${what}; ${e.trigger}${trap}`;
 }
@@ -108,12 +123,23 @@ function day(ms: number): string {
 
 /** RFC 5545: CRLF line ends, lines folded at 75 octets, UTC date-times, one VEVENT per forced update. */
 function renderIcs(rows: readonly Row[], now: number): string {
-  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//gardener-version-policy//forecast//EN', 'CALSCALE:GREGORIAN', 'METHOD:PUBLISH'];
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//gardener-version-policy//forecast//EN',
+    'CALSCALE:GREGORIAN',
+    'METHOD:PUBLISH',
+  ];
   for (const r of rows) {
     const e = r.event;
     if (e.mode !== 'forced') continue;
     const what = e.to ? `${e.from} → ${e.to}` : `${e.from}: forced update fails (${e.failure?.kind})`;
-    const uid = createHash('sha256').update([r.shoot, componentText(e.component), e.from ?? '', e.to ?? '', e.failure?.kind ?? '', e.at].join('\u0000')).digest('hex').slice(0, 32);
+    const uid = createHash('sha256')
+      .update(
+        [r.shoot, componentText(e.component), e.from ?? '', e.to ?? '', e.failure?.kind ?? '', e.at].join('\u0000'),
+      )
+      .digest('hex')
+      .slice(0, 32);
     lines.push(
       'BEGIN:VEVENT',
       `UID:${uid}@forecast.version-policy.gardener.cloud`,

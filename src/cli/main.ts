@@ -27,7 +27,11 @@ class Program extends Command {
     if (!context?.error) return super.help(context);
     const [first, second] = this.args;
     const names = this.commands.map((c) => c.name()).join(', ');
-    this.error(first === 'help' && second ? `error: unknown command '${second}' (commands: ${names})` : `error: missing command: one of ${names} (--help shows what each does)`);
+    this.error(
+      first === 'help' && second
+        ? `error: unknown command '${second}' (commands: ${names})`
+        : `error: missing command: one of ${names} (--help shows what each does)`,
+    );
   }
 }
 
@@ -70,7 +74,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       writeJunitError(argv, { message: oneLine(err.message) });
       return EXIT_INPUT;
     }
-    const message = err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
+    const message =
+      err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
     io.stderr.write(`version-policy: ${message}\n`);
     io.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
     writeJunitError(argv, { message, ...(err instanceof UsageError ? err.where : {}) });
@@ -120,7 +125,8 @@ function writeJunitError(argv: readonly string[], error: ReportedError): void {
 
 /** The version of the installed package: package.json sits two levels above dist/cli (and src/cli). */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

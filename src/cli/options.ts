@@ -21,7 +21,8 @@ export function parseRfc3339(text: string): number {
     Number(mi) <= 59 &&
     Number(s) <= 59 &&
     (zone === 'Z' || zone === 'z' || (Number(oh) <= 23 && Number(om) <= 59));
-  if (!valid) throw new InvalidArgumentError(`not an RFC 3339 timestamp (e.g. 2026-09-01T00:00:00Z): ${JSON.stringify(text)}`);
+  if (!valid)
+    throw new InvalidArgumentError(`not an RFC 3339 timestamp (e.g. 2026-09-01T00:00:00Z): ${JSON.stringify(text)}`);
   return ms;
 }
 

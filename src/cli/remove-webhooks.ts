@@ -33,10 +33,15 @@ const RESOURCES = {
 export function registerRemoveWebhooks(program: Command, run: Invocation): void {
   program
     .command('remove-webhooks')
-    .description('delete the webhook configurations (the chart runs this before uninstalling); already gone counts as done')
+    .description(
+      'delete the webhook configurations (the chart runs this before uninstalling); already gone counts as done',
+    )
     .option('--validating <name>', 'ValidatingWebhookConfiguration to delete')
     .option('--mutating <name>', 'MutatingWebhookConfiguration to delete')
-    .option('--kubeconfig <file>', 'kubeconfig; default: the pod service account, then $KUBECONFIG, then ~/.kube/config')
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig; default: the pod service account, then $KUBECONFIG, then ~/.kube/config',
+    )
     .option('--attempts <n>', 'tries per configuration before giving up', positiveInteger, 5)
     .option('--backoff-seconds <s>', 'first pause between tries; it doubles up to 10 s', positiveNumber, 1)
     .action((opts: RemoveWebhooksOptions) => removeWebhooks(opts, run));
@@ -55,10 +60,15 @@ function positiveNumber(text: string): number {
 }
 
 export async function removeWebhooks(opts: RemoveWebhooksOptions, run: Invocation): Promise<void> {
-  const targets: RemovalTarget[] = (['validating', 'mutating'] as const).flatMap((k) => (opts[k] ? [{ resource: RESOURCES[k], name: opts[k] }] : []));
+  const targets: RemovalTarget[] = (['validating', 'mutating'] as const).flatMap((k) =>
+    opts[k] ? [{ resource: RESOURCES[k], name: opts[k] }] : [],
+  );
   if (targets.length === 0) throw new UsageError('remove-webhooks: name at least one of --validating and --mutating');
   // The Kubernetes client loads only here, as for `serve` and `check --cluster`.
-  const [{ loadKubeConfig }, { connectionFrom }] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/api-client.js')]);
+  const [{ loadKubeConfig }, { connectionFrom }] = await Promise.all([
+    import('../cluster/kubeconfig.js'),
+    import('../cluster/api-client.js'),
+  ]);
   let conn: ApiConnection;
   try {
     conn = connectionFrom(loadKubeConfig(opts.kubeconfig ?? '', { env: run.io.env }));
@@ -69,7 +79,9 @@ export async function removeWebhooks(opts: RemoveWebhooksOptions, run: Invocatio
   for (const line of results) run.io.stdout.write(`${line.text}\n`);
   const failed = results.filter((r) => !r.removed);
   if (failed.length > 0) {
-    run.io.stderr.write(`version-policy: ${failed.length} webhook configuration(s) left in place; delete them by hand (docs/operations/uninstall.md)\n`);
+    run.io.stderr.write(
+      `version-policy: ${failed.length} webhook configuration(s) left in place; delete them by hand (docs/operations/uninstall.md)\n`,
+    );
     run.exitCode = EXIT_DENIED;
   }
 }
@@ -86,11 +98,20 @@ export interface RemovalResult {
 }
 
 /** Deletes each target, all at once: one unreachable configuration must not keep the other in place. */
-export function removeWebhookConfigurations(conn: ApiConnection, targets: readonly RemovalTarget[], opts: Pick<RemoveWebhooksOptions, 'attempts' | 'backoffSeconds'>): Promise<RemovalResult[]> {
+export function removeWebhookConfigurations(
+  conn: ApiConnection,
+  targets: readonly RemovalTarget[],
+  opts: Pick<RemoveWebhooksOptions, 'attempts' | 'backoffSeconds'>,
+): Promise<RemovalResult[]> {
   return Promise.all(targets.map((t) => removeOne(conn, t.resource, t.name, opts)));
 }
 
-async function removeOne(conn: ApiConnection, resource: string, name: string, opts: Pick<RemoveWebhooksOptions, 'attempts' | 'backoffSeconds'>): Promise<RemovalResult> {
+async function removeOne(
+  conn: ApiConnection,
+  resource: string,
+  name: string,
+  opts: Pick<RemoveWebhooksOptions, 'attempts' | 'backoffSeconds'>,
+): Promise<RemovalResult> {
   const path = `/apis/admissionregistration.k8s.io/v1/${resource}/${encodeURIComponent(name)}`;
   const what = `${resource.replace(/s$/, '')} ${name}`;
   let lastProblem = '';
@@ -108,7 +129,10 @@ async function removeOne(conn: ApiConnection, resource: string, name: string, op
       deleted = true;
       const get = await call(conn, 'GET', path);
       if (get.status === 404) return { removed: true, text: `${what}: deleted` };
-      lastProblem = get.status === 200 ? 'still present after DELETE' : `GET answered ${get.status}${get.message ? `: ${get.message}` : ''}`;
+      lastProblem =
+        get.status === 200
+          ? 'still present after DELETE'
+          : `GET answered ${get.status}${get.message ? `: ${get.message}` : ''}`;
     } catch (err) {
       lastProblem = (err as Error).message;
     }
@@ -116,20 +140,32 @@ async function removeOne(conn: ApiConnection, resource: string, name: string, op
   return { removed: false, text: `${what}: NOT removed after ${opts.attempts} attempt(s): ${lastProblem}` };
 }
 
-async function call(conn: ApiConnection, method: 'GET' | 'DELETE', path: string): Promise<{ status: number; message: string }> {
+async function call(
+  conn: ApiConnection,
+  method: 'GET' | 'DELETE',
+  path: string,
+): Promise<{ status: number; message: string }> {
   const base = await conn.requestOptions();
   const url = new URL(conn.server + path);
   const transport = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
-    const req = transport.request(url, { ...base, method, headers: { ...base.headers, Accept: 'application/json' }, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body = body.length < 4096 ? body + c : body));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, message: statusMessage(body) }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${conn.server} within ${REQUEST_TIMEOUT_MS / 1000}s`)));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(new Error(`cannot reach the API server ${conn.server}: ${err.code ?? err.message}`)));
+    const req = transport.request(
+      url,
+      { ...base, method, headers: { ...base.headers, Accept: 'application/json' }, timeout: REQUEST_TIMEOUT_MS },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body = body.length < 4096 ? body + c : body));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, message: statusMessage(body) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer from ${conn.server} within ${REQUEST_TIMEOUT_MS / 1000}s`)),
+    );
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot reach the API server ${conn.server}: ${err.code ?? err.message}`)),
+    );
     req.end();
   });
 }

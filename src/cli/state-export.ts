@@ -29,12 +29,28 @@ export const STATE_HEADER = `# The landscape as version-policy's rules see it, w
 `;
 
 export function registerState(program: Command, io: CliIo): void {
-  const state = program.command('state').description('the landscape as the rules need it: `state export` writes a snapshot for check --state');
+  const state = program
+    .command('state')
+    .description('the landscape as the rules need it: `state export` writes a snapshot for check --state');
   state
     .command('export')
-    .description('write the smallest snapshot of the landscape the rules need to stdout (YAML): profiles, NamespacedCloudProfiles, each Shoot\'s profile, versions and maintenance window')
-    .addOption(new Option('--cluster', 'read the landscape from the current kubeconfig (read-only: list of the three resources)').conflicts('state'))
-    .addOption(new Option('--state <file>', 'read it from files instead, e.g. kubectl get cloudprofiles,namespacedcloudprofiles,shoots -A -o yaml (repeatable)').argParser(collect).default([]))
+    .description(
+      "write the smallest snapshot of the landscape the rules need to stdout (YAML): profiles, NamespacedCloudProfiles, each Shoot's profile, versions and maintenance window",
+    )
+    .addOption(
+      new Option(
+        '--cluster',
+        'read the landscape from the current kubeconfig (read-only: list of the three resources)',
+      ).conflicts('state'),
+    )
+    .addOption(
+      new Option(
+        '--state <file>',
+        'read it from files instead, e.g. kubectl get cloudprofiles,namespacedcloudprofiles,shoots -A -o yaml (repeatable)',
+      )
+        .argParser(collect)
+        .default([]),
+    )
     .option('--config <file>', 'the same config file as serve; --cluster reads cluster.kubeconfig from it')
     .action(async (opts: StateExportOptions) => {
       io.stdout.write(renderState(await exportState(opts, io)));
@@ -47,8 +63,12 @@ export function registerState(program: Command, io: CliIo): void {
 }
 
 /** The landscape's objects, cut to what the rules read, in a stable order. */
-export async function exportState(opts: StateExportOptions, io: Pick<CliIo, 'stderr' | 'env'>): Promise<PolicedObject[]> {
-  if (!opts.cluster && opts.state.length === 0) throw new UsageError('state export needs --cluster (the current kubeconfig) or --state FILE');
+export async function exportState(
+  opts: StateExportOptions,
+  io: Pick<CliIo, 'stderr' | 'env'>,
+): Promise<PolicedObject[]> {
+  if (!opts.cluster && opts.state.length === 0)
+    throw new UsageError('state export needs --cluster (the current kubeconfig) or --state FILE');
   const objects = opts.cluster ? await listed(opts, io) : await fromFiles(opts.state);
   return objects.map(minimal).sort(byKindAndName);
 }
@@ -63,7 +83,11 @@ async function fromFiles(files: readonly string[]): Promise<PolicedObject[]> {
   try {
     return (await readObjectFiles(files, { allowEmptyList: true })).map((o) => o.object);
   } catch (err) {
-    if (err instanceof InputError) throw new UsageError(err.message, { ...(err.file ? { file: err.file } : {}), ...(err.line ? { line: err.line } : {}) });
+    if (err instanceof InputError)
+      throw new UsageError(err.message, {
+        ...(err.file ? { file: err.file } : {}),
+        ...(err.line ? { line: err.line } : {}),
+      });
     throw err;
   }
 }
@@ -78,7 +102,11 @@ async function listed(opts: StateExportOptions, io: Pick<CliIo, 'stderr' | 'env'
   }
   try {
     const { listClusterState } = await import('../cluster/live-list.js');
-    const index = await listClusterState({ kubeconfig, env: io.env, onRejected: (message) => io.stderr.write(`version-policy: ${message}\n`) });
+    const index = await listClusterState({
+      kubeconfig,
+      env: io.env,
+      onRejected: (message) => io.stderr.write(`version-policy: ${message}\n`),
+    });
     return [...index.allProfiles(), ...index.allShoots()];
   } catch (err) {
     throw new UsageError(`cannot read the cluster state: ${(err as Error).message.replace(/\s*\n\s*/g, ' ')}`);
@@ -104,5 +132,9 @@ function byKindAndName(a: PolicedObject, b: PolicedObject): number {
 function withoutUndefined(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUndefined);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, withoutUndefined(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, withoutUndefined(v)]),
+  );
 }

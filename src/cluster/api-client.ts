@@ -60,7 +60,12 @@ function urlOf(conn: ApiConnection, path: string, query: Query): URL {
   return url;
 }
 
-async function send(conn: ApiConnection, url: URL, signal: AbortSignal | undefined, idleMs: number): Promise<http.IncomingMessage> {
+async function send(
+  conn: ApiConnection,
+  url: URL,
+  signal: AbortSignal | undefined,
+  idleMs: number,
+): Promise<http.IncomingMessage> {
   const base = await conn.requestOptions();
   const transport = url.protocol === 'http:' ? http : https;
   return new Promise((resolve, reject) => {
@@ -70,8 +75,13 @@ async function send(conn: ApiConnection, url: URL, signal: AbortSignal | undefin
       headers: { ...base.headers, Accept: 'application/json' },
       ...(signal ? { signal } : {}),
     });
-    const timer = setTimeout(() => req.destroy(new ApiError(`no response from ${conn.server} within ${CONNECT_TIMEOUT_MS / 1000}s`, 0)), CONNECT_TIMEOUT_MS);
-    req.setTimeout(idleMs, () => req.destroy(new ApiError(`connection to ${conn.server} idle for ${Math.round(idleMs / 1000)}s`, 0)));
+    const timer = setTimeout(
+      () => req.destroy(new ApiError(`no response from ${conn.server} within ${CONNECT_TIMEOUT_MS / 1000}s`, 0)),
+      CONNECT_TIMEOUT_MS,
+    );
+    req.setTimeout(idleMs, () =>
+      req.destroy(new ApiError(`connection to ${conn.server} idle for ${Math.round(idleMs / 1000)}s`, 0)),
+    );
     req.once('response', (res) => {
       clearTimeout(timer);
       resolve(res);
@@ -141,7 +151,13 @@ export async function getJson(conn: ApiConnection, path: string, query: Query, s
  * returned iterable, which ends when the server closes the stream cleanly and throws when the
  * connection drops. `idleMs`: the longest silence tolerated (bookmarks arrive about every minute).
  */
-export async function openWatch(conn: ApiConnection, path: string, query: Query, idleMs: number, signal?: AbortSignal): Promise<AsyncIterable<WatchEvent>> {
+export async function openWatch(
+  conn: ApiConnection,
+  path: string,
+  query: Query,
+  idleMs: number,
+  signal?: AbortSignal,
+): Promise<AsyncIterable<WatchEvent>> {
   const url = urlOf(conn, path, { ...query, watch: 1 });
   const res = await send(conn, url, signal, idleMs);
   if (res.statusCode !== 200) throw await failure(res, `WATCH ${path}`);
@@ -179,6 +195,7 @@ function parseEvent(line: string): WatchEvent {
     throw new ApiError('watch stream carried a line that is not JSON', 0);
   }
   const e = ev as Partial<WatchEvent>;
-  if (typeof e.type !== 'string' || typeof e.object !== 'object' || e.object === null) throw new ApiError('watch stream carried an event without type or object', 0);
+  if (typeof e.type !== 'string' || typeof e.object !== 'object' || e.object === null)
+    throw new ApiError('watch stream carried an event without type or object', 0);
   return e as WatchEvent;
 }

@@ -88,7 +88,9 @@ function usable(kc: KubeConfig, where: string): void {
     url = undefined;
   }
   if (url?.protocol !== 'https:' && url?.protocol !== 'http:') {
-    throw new KubeConfigError(`kubeconfig (${where}): cluster "${cluster.name}" has server "${cluster.server}", not an http(s) URL`);
+    throw new KubeConfigError(
+      `kubeconfig (${where}): cluster "${cluster.name}" has server "${cluster.server}", not an http(s) URL`,
+    );
   }
   const user = kc.getCurrentUser();
   const files = [
@@ -101,11 +103,15 @@ function usable(kc: KubeConfig, where: string): void {
     try {
       accessSync(file, constants.R_OK);
     } catch (err) {
-      throw new KubeConfigError(`kubeconfig (${where}): ${field} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new KubeConfigError(
+        `kubeconfig (${where}): ${field} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   }
 }
 
 export function describeSource(source: KubeConfigSource): string {
-  return source.from === 'in-cluster' ? 'in-cluster service account' : `${source.from}: ${source.files.join(delimiter)}`;
+  return source.from === 'in-cluster'
+    ? 'in-cluster service account'
+    : `${source.from}: ${source.files.join(delimiter)}`;
 }

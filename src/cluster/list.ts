@@ -34,20 +34,31 @@ export interface RawPage {
 }
 
 /** The pages of one LIST, raw; the caller trims them (the informers in slices, see informer.ts). */
-export async function* listPages(conn: ApiConnection, resource: Resource, pageSize = DEFAULT_PAGE_SIZE, signal?: AbortSignal): AsyncGenerator<RawPage> {
+export async function* listPages(
+  conn: ApiConnection,
+  resource: Resource,
+  pageSize = DEFAULT_PAGE_SIZE,
+  signal?: AbortSignal,
+): AsyncGenerator<RawPage> {
   const requestedAt = Date.now();
   let resourceVersion = '';
   let cont = '';
   do {
     const page = (await getJson(conn, resource.path, { limit: pageSize, continue: cont }, signal)) as ListPage;
     if (!Array.isArray(page.items)) throw new ApiError(`GET ${resource.path}: the response is not a list`, 0);
-    if (!cont) resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : '';
+    if (!cont)
+      resourceVersion = typeof page.metadata?.resourceVersion === 'string' ? page.metadata.resourceVersion : '';
     cont = typeof page.metadata?.continue === 'string' ? page.metadata.continue : '';
     yield { items: page.items as unknown[], resourceVersion, requestedAt };
   } while (cont);
 }
 
-export async function listAll(conn: ApiConnection, resource: Resource, pageSize = DEFAULT_PAGE_SIZE, signal?: AbortSignal): Promise<ListResult> {
+export async function listAll(
+  conn: ApiConnection,
+  resource: Resource,
+  pageSize = DEFAULT_PAGE_SIZE,
+  signal?: AbortSignal,
+): Promise<ListResult> {
   const result: ListResult = { items: [], resourceVersion: '', rejected: [] };
   for await (const page of listPages(conn, resource, pageSize, signal)) {
     for (const raw of page.items) {

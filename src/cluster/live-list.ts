@@ -32,12 +32,17 @@ export async function listClusterState(opts: ListOptions): Promise<ClusterIndex>
   const index = new ClusterIndex(true);
   for (const [i, list] of lists.entries()) {
     for (const o of list.items) index.upsert(o);
-    for (const r of list.rejected) opts.onRejected?.(`${RESOURCES[i]?.kind ?? ''} ${r.name} left out: ${formatFieldErrors(r.errors)}`);
+    for (const r of list.rejected)
+      opts.onRejected?.(`${RESOURCES[i]?.kind ?? ''} ${r.name} left out: ${formatFieldErrors(r.errors)}`);
   }
   return index;
 }
 
-async function listWithRestarts(conn: ReturnType<typeof connectionFrom>, resource: Resource, pageSize?: number): Promise<ListResult> {
+async function listWithRestarts(
+  conn: ReturnType<typeof connectionFrom>,
+  resource: Resource,
+  pageSize?: number,
+): Promise<ListResult> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await listAll(conn, resource, pageSize);

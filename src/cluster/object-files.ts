@@ -22,7 +22,10 @@ export class InputError extends Error {
 
 /** `file:line: problem`, with the place kept as data too. */
 function inputError(file: string, line: number | undefined, problem: string): InputError {
-  return new InputError(`${file}${line === undefined ? '' : `:${line}`}: ${problem}`, { file, ...(line === undefined ? {} : { line }) });
+  return new InputError(`${file}${line === undefined ? '' : `:${line}`}: ${problem}`, {
+    file,
+    ...(line === undefined ? {} : { line }),
+  });
 }
 
 /** Where an object or document sits in its source. */
@@ -75,7 +78,9 @@ export function parseDocuments(text: string, file: string, opts: ReadOptions = {
   const lines = new LineCounter();
   // parseAllDocuments, one document at a time: a document's syntax tree is dropped once its
   // objects are read (a file of 100,000 Shoots held them all at once: 2.7 GB at the peak).
-  const docs = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true }).compose(new Parser(lines.addNewLine).parse(text));
+  const docs = new Composer({ lineCounter: lines, prettyErrors: false, uniqueKeys: true }).compose(
+    new Parser(lines.addNewLine).parse(text),
+  );
   const lineAt = (offset: number) => lines.linePos(offset).line;
   const out: ParsedFile = { objects: [], skipped: [] };
   let document = 0;
@@ -96,16 +101,24 @@ export function parseDocuments(text: string, file: string, opts: ReadOptions = {
       else out.objects.push({ object: checked(item.value, file, at, opts), ...place });
     }
   }
-  if (out.objects.length === 0 && out.skipped.length === 0 && !(emptyList && opts.allowEmptyList)) throw inputError(file, undefined, `contains no ${POLICED}`);
+  if (out.objects.length === 0 && out.skipped.length === 0 && !(emptyList && opts.allowEmptyList))
+    throw inputError(file, undefined, `contains no ${POLICED}`);
   return out;
 }
 
 /** The skip record of a Kubernetes object of a kind we do not police; undefined for ours or a non-object. */
 function otherKind(value: unknown, place: Place): SkippedDocument | undefined {
-  if (!isRecord(value) || typeof value.kind !== 'string' || value.kind === '' || isPolicedKind(value.kind)) return undefined;
+  if (!isRecord(value) || typeof value.kind !== 'string' || value.kind === '' || isPolicedKind(value.kind))
+    return undefined;
   const meta = isRecord(value.metadata) ? value.metadata : {};
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { ...place, apiVersion: text(value.apiVersion), kind: value.kind, namespace: text(meta.namespace), name: text(meta.name) };
+  return {
+    ...place,
+    apiVersion: text(value.apiVersion),
+    kind: value.kind,
+    namespace: text(meta.namespace),
+    name: text(meta.name),
+  };
 }
 
 export async function readObjectFile(file: string, opts: ReadOptions = {}): Promise<SourcedObject[]> {
@@ -193,7 +206,9 @@ function locator(doc: Document.Parsed, base: PathSegment[], lineAt: (offset: num
     },
     nonString(field) {
       const node = nodeAt([...base, ...fieldPath(field)]);
-      return isScalar(node) && typeof node.value !== 'string' && node.source !== undefined ? String(node.source) : undefined;
+      return isScalar(node) && typeof node.value !== 'string' && node.source !== undefined
+        ? String(node.source)
+        : undefined;
     },
   };
 }
@@ -205,7 +220,11 @@ function fieldPath(field: string): PathSegment[] {
 
 function checked(value: unknown, file: string, at: Locator, opts: ReadOptions): PolicedObject {
   if (!isRecord(value)) {
-    throw inputError(file, at.line(''), `expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+    throw inputError(
+      file,
+      at.line(''),
+      `expected a Kubernetes object, found ${Array.isArray(value) ? 'a list' : typeof value}`,
+    );
   }
   const { apiVersion, kind } = value;
   if (!isPolicedKind(kind)) {

@@ -18,7 +18,10 @@ function usesOf(shoot: Shoot): Array<{ bucket: string; use: VersionUse }> {
     if (wk) out.push({ bucket: k8sKey(wk), use: { shoot, via: 'worker-kubernetes', worker: w.name, version: wk } });
     const img = w.machine?.image;
     if (img?.version) {
-      out.push({ bucket: imageKey(img.name, img.version), use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version } });
+      out.push({
+        bucket: imageKey(img.name, img.version),
+        use: { shoot, via: 'machine-image', worker: w.name, image: img.name, version: img.version },
+      });
     }
   }
   return out;

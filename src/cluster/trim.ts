@@ -10,7 +10,8 @@ import { GROUP_VERSION } from '../api/types.js';
 
 type Raw = Record<string, unknown>;
 
-const asObject = (v: unknown): Raw | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : undefined);
+const asObject = (v: unknown): Raw | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : undefined;
 
 /** The entries of `o` whose value is not undefined. */
 function defined(o: Raw): Raw {
@@ -41,12 +42,24 @@ function share(v: unknown): unknown {
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 function trimMetadata(m: Raw, kind: Kind): Raw {
-  const base = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, deletionTimestamp: m.deletionTimestamp };
+  const base = {
+    name: m.name,
+    namespace: m.namespace,
+    resourceVersion: m.resourceVersion,
+    deletionTimestamp: m.deletionTimestamp,
+  };
   if (kind === 'Shoot') return { ...base, namespace: share(m.namespace) };
   // Profiles are few; DEFAULT-LIFECYCLE records its managed versions in an annotation.
   const annotations = asObject(m.annotations);
-  const kept = annotations ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED)) : undefined;
-  return defined({ ...base, uid: m.uid, generation: m.generation, annotations: kept && Object.keys(kept).length > 0 ? kept : undefined });
+  const kept = annotations
+    ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED))
+    : undefined;
+  return defined({
+    ...base,
+    uid: m.uid,
+    generation: m.generation,
+    annotations: kept && Object.keys(kept).length > 0 ? kept : undefined,
+  });
 }
 
 // A trimmed Shoot has one fixed shape: each field below is a key, undefined where the API
@@ -75,7 +88,9 @@ function trimShootSpec(s: Raw): Raw {
     cloudProfile: cloudProfile ? { kind: share(cloudProfile.kind), name: share(cloudProfile.name) } : undefined,
     kubernetes: { version: share(asObject(s.kubernetes)?.version) },
     provider: Array.isArray(workers) ? { workers: workers.map(trimWorker) } : undefined,
-    maintenance: timeWindow ? { timeWindow: { begin: share(timeWindow.begin), end: share(timeWindow.end) } } : undefined,
+    maintenance: timeWindow
+      ? { timeWindow: { begin: share(timeWindow.begin), end: share(timeWindow.end) } }
+      : undefined,
   };
 }
 

@@ -14,7 +14,8 @@ const PART = /([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g;
 
 /** Milliseconds in a Go-style duration; throws on anything else. */
 export function parseDuration(text: string): number {
-  if (!new RegExp(DURATION_PATTERN).test(text)) throw new Error(`invalid duration ${JSON.stringify(text)}: use Go syntax such as 2880h or 90m`);
+  if (!new RegExp(DURATION_PATTERN).test(text))
+    throw new Error(`invalid duration ${JSON.stringify(text)}: use Go syntax such as 2880h or 90m`);
   let total = 0;
   for (const m of text.matchAll(PART)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
   return total;

@@ -31,7 +31,9 @@ export function placeOf(use: ShootVersionUse): string {
 
 /** `kubernetes version "1.30.1"`, `machine image version 'gardenlinux:1592.1.0'`. */
 export function describeUse(use: { kind: ShootVersionUse['kind']; version: string; image?: string }): string {
-  return use.kind === 'kubernetes' ? `kubernetes version "${use.version}"` : `machine image version '${use.image}:${use.version}'`;
+  return use.kind === 'kubernetes'
+    ? `kubernetes version "${use.version}"`
+    : `machine image version '${use.image}:${use.version}'`;
 }
 
 export interface ForcedUpdatePlan {
@@ -63,7 +65,8 @@ export function profileEntries(profile: CloudProfileSpec): ProfileEntries {
   return {
     kubernetesVersions: profile.kubernetes.versions,
     entry(use) {
-      if (use.kind === 'kubernetes') return (kubernetes ??= firstByVersion(profile.kubernetes.versions)).get(use.version);
+      if (use.kind === 'kubernetes')
+        return (kubernetes ??= firstByVersion(profile.kubernetes.versions)).get(use.version);
       const found = use.image === undefined ? undefined : imagesByName().get(use.image);
       if (!found) return undefined;
       found.versions ??= firstByVersion(found.image.versions);
@@ -127,11 +130,23 @@ export class ForcedUpdatePlanner {
 }
 
 /** The forced update ahead of a used version; undefined when the version never expires. */
-export function planForcedUpdate(profile: CloudProfileSpec, shoot: Shoot, use: ShootVersionUse, now: number, entries = profileEntries(profile)): ForcedUpdatePlan | undefined {
+export function planForcedUpdate(
+  profile: CloudProfileSpec,
+  shoot: Shoot,
+  use: ShootVersionUse,
+  now: number,
+  entries = profileEntries(profile),
+): ForcedUpdatePlan | undefined {
   return planWith(entries, shoot, use, now, (when) => forcedUpdate(entries, use, when));
 }
 
-function planWith(entries: ProfileEntries, shoot: Shoot, use: ShootVersionUse, now: number, update: (when: number) => ForcedUpdate): ForcedUpdatePlan | undefined {
+function planWith(
+  entries: ProfileEntries,
+  shoot: Shoot,
+  use: ShootVersionUse,
+  now: number,
+  update: (when: number) => ForcedUpdate,
+): ForcedUpdatePlan | undefined {
   const entry = entries.entry(use);
   const expiresAt = entry ? expiryInstant(entry) : undefined;
   if (expiresAt === undefined || Number.isNaN(expiresAt)) return undefined;

@@ -19,7 +19,11 @@ export function withExpiration<T extends ExpirableVersion>(parent: T, override: 
   return merged;
 }
 
-function mergeVersions<T extends ExpirableVersion>(parent: readonly T[], overrides: readonly T[], appendNew: boolean): T[] {
+function mergeVersions<T extends ExpirableVersion>(
+  parent: readonly T[],
+  overrides: readonly T[],
+  appendNew: boolean,
+): T[] {
   const byVersion = new Map(overrides.map((o) => [o.version, o]));
   const merged = parent.map((p) => {
     const o = byVersion.get(p.version);

@@ -20,7 +20,12 @@ export type UpdateStrategy = (typeof UPDATE_STRATEGIES)[number];
 export type UpdateStep = 'same-minor' | 'same-major' | 'overall' | 'next-minor' | 'next-major';
 
 export type ForcedUpdate =
-  | { found: true; version: string; step: UpdateStep; /** The target is expired too: the next window updates again. */ expired: boolean }
+  | {
+      found: true;
+      version: string;
+      step: UpdateStep;
+      /** The target is expired too: the next window updates again. */ expired: boolean;
+    }
   | { found: false; reason: string };
 
 interface Candidate {
@@ -31,7 +36,9 @@ interface Candidate {
 
 /** Gardener defaults a missing strategy to `major`; an unknown one is judged by MACHINE-IMAGES. */
 export function strategyOf(image: Pick<MachineImage, 'updateStrategy'>): UpdateStrategy {
-  return (UPDATE_STRATEGIES as readonly string[]).includes(image.updateStrategy ?? '') ? (image.updateStrategy as UpdateStrategy) : 'major';
+  return (UPDATE_STRATEGIES as readonly string[]).includes(image.updateStrategy ?? '')
+    ? (image.updateStrategy as UpdateStrategy)
+    : 'major';
 }
 
 /**
@@ -39,15 +46,28 @@ export function strategyOf(image: Pick<MachineImage, 'updateStrategy'>): UpdateS
  * version is neither expired nor missing. Kubernetes never leaves the minor; undefined when nothing
  * newer qualifies.
  */
-export function kubernetesAutoUpdate(current: string, versions: readonly ExpirableVersion[], at: number): ForcedUpdate | undefined {
+export function kubernetesAutoUpdate(
+  current: string,
+  versions: readonly ExpirableVersion[],
+  at: number,
+): ForcedUpdate | undefined {
   const cur = parseVersion(current);
   if (!cur) return undefined;
-  const sameMinor = autoUpdateTarget(parsedVersions(versions, at), cur, (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor);
+  const sameMinor = autoUpdateTarget(
+    parsedVersions(versions, at),
+    cur,
+    (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor,
+  );
   return sameMinor ? hit(sameMinor, 'same-minor') : undefined;
 }
 
 /** The image's auto-update target by strategy: the newest patch of the minor first, then the strategy's wider scope. */
-export function machineImageAutoUpdate(current: string, versions: readonly ExpirableVersion[], strategy: UpdateStrategy, at: number): ForcedUpdate | undefined {
+export function machineImageAutoUpdate(
+  current: string,
+  versions: readonly ExpirableVersion[],
+  strategy: UpdateStrategy,
+  at: number,
+): ForcedUpdate | undefined {
   const cur = parseVersion(current);
   if (!cur) return undefined;
   const all = parsedVersions(versions, at);
@@ -64,13 +84,19 @@ export function machineImageAutoUpdate(current: string, versions: readonly Expir
   return undefined;
 }
 
-export function kubernetesForcedUpdate(current: string, versions: readonly ExpirableVersion[], at: number): ForcedUpdate {
+export function kubernetesForcedUpdate(
+  current: string,
+  versions: readonly ExpirableVersion[],
+  at: number,
+): ForcedUpdate {
   const cur = parseVersion(current);
   if (!cur) return { found: false, reason: `version "${current}" does not parse` };
   const all = parsedVersions(versions, at);
   const sameMinor = autoUpdateTarget(all, cur, (c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor);
   if (sameMinor) return hit(sameMinor, 'same-minor');
-  const next = preferNonExpired(qualifying(all).filter((c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor + 1));
+  const next = preferNonExpired(
+    qualifying(all).filter((c) => c.parsed.major === cur.major && c.parsed.minor === cur.minor + 1),
+  );
   if (next) return hit(next, 'next-minor');
   return {
     found: false,
@@ -78,7 +104,12 @@ export function kubernetesForcedUpdate(current: string, versions: readonly Expir
   };
 }
 
-export function machineImageForcedUpdate(current: string, versions: readonly ExpirableVersion[], strategy: UpdateStrategy, at: number): ForcedUpdate {
+export function machineImageForcedUpdate(
+  current: string,
+  versions: readonly ExpirableVersion[],
+  strategy: UpdateStrategy,
+  at: number,
+): ForcedUpdate {
   const cur = parseVersion(current);
   if (!cur) return { found: false, reason: `version "${current}" does not parse` };
   const auto = machineImageAutoUpdate(current, versions, strategy, at);
@@ -86,17 +117,35 @@ export function machineImageForcedUpdate(current: string, versions: readonly Exp
   const all = parsedVersions(versions, at);
   switch (strategy) {
     case 'patch': {
-      const next = nextHigher(all, (c) => c.parsed.major === cur.major && c.parsed.minor > cur.minor, (c) => c.parsed.minor);
+      const next = nextHigher(
+        all,
+        (c) => c.parsed.major === cur.major && c.parsed.minor > cur.minor,
+        (c) => c.parsed.minor,
+      );
       if (next) return hit(next, 'next-minor');
-      return { found: false, reason: `no newer non-preview version of ${cur.major}.${cur.minor} and none of a higher minor of major ${cur.major} (update strategy patch)` };
+      return {
+        found: false,
+        reason: `no newer non-preview version of ${cur.major}.${cur.minor} and none of a higher minor of major ${cur.major} (update strategy patch)`,
+      };
     }
     case 'minor': {
-      const next = nextHigher(all, (c) => c.parsed.major > cur.major, (c) => c.parsed.major);
+      const next = nextHigher(
+        all,
+        (c) => c.parsed.major > cur.major,
+        (c) => c.parsed.major,
+      );
       if (next) return hit(next, 'next-major');
-      return { found: false, reason: `no newer non-preview version of major ${cur.major} and none of a higher major (update strategy minor)` };
+      return {
+        found: false,
+        reason: `no newer non-preview version of major ${cur.major} and none of a higher major (update strategy minor)`,
+      };
     }
     case 'major':
-      return { found: false, reason: 'no newer version that is neither preview nor expired (update strategy major: the image reached its end of life)' };
+      return {
+        found: false,
+        reason:
+          'no newer version that is neither preview nor expired (update strategy major: the image reached its end of life)',
+      };
   }
 }
 
@@ -124,7 +173,11 @@ function highest(cs: readonly Candidate[]): Candidate | undefined {
   return best;
 }
 
-function autoUpdateTarget(all: readonly Candidate[], cur: SemVer, inScope: (c: Candidate) => boolean): Candidate | undefined {
+function autoUpdateTarget(
+  all: readonly Candidate[],
+  cur: SemVer,
+  inScope: (c: Candidate) => boolean,
+): Candidate | undefined {
   const pool = qualifying(all).filter((c) => c.classification !== 'expired' && c.parsed.compare(cur) > 0 && inScope(c));
   return highest(pool.filter((c) => c.classification !== 'deprecated')) ?? highest(pool);
 }
@@ -139,7 +192,11 @@ function preferNonExpired(pool: readonly Candidate[]): Candidate | undefined {
  * only has expired versions: then the expired one is taken, one step at a time. Groups with only
  * preview or unavailable versions are skipped.
  */
-function nextHigher(all: readonly Candidate[], inScope: (c: Candidate) => boolean, key: (c: Candidate) => number): Candidate | undefined {
+function nextHigher(
+  all: readonly Candidate[],
+  inScope: (c: Candidate) => boolean,
+  key: (c: Candidate) => number,
+): Candidate | undefined {
   const scoped = qualifying(all).filter(inScope);
   const lowestGroup = (pool: readonly Candidate[]) => {
     if (pool.length === 0) return undefined;

@@ -30,7 +30,10 @@ export function liveChildren(state: ClusterState, name: string): NamespacedCloud
 export function sourcesOfCloudProfile(name: string, children: readonly NamespacedCloudProfile[]): UserSource[] {
   return [
     { ref: { kind: 'CloudProfile', name } },
-    ...children.map((via): UserSource => ({ ref: { kind: 'NamespacedCloudProfile', namespace: via.metadata.namespace, name: via.metadata.name }, via })),
+    ...children.map((via): UserSource => ({
+      ref: { kind: 'NamespacedCloudProfile', namespace: via.metadata.namespace, name: via.metadata.name },
+      via,
+    })),
   ];
 }
 
@@ -61,7 +64,8 @@ export function describeShootUses(uses: readonly SourcedUse[]): string {
   for (const use of uses) {
     const key = objectKey(use.shoot);
     let entry = byShoot.get(key);
-    if (!entry) byShoot.set(key, (entry = { controlPlane: false, workers: new Set(), ...(use.ncp ? { via: use.ncp } : {}) }));
+    if (!entry)
+      byShoot.set(key, (entry = { controlPlane: false, workers: new Set(), ...(use.ncp ? { via: use.ncp } : {}) }));
     if (use.via === 'control-plane') entry.controlPlane = true;
     else entry.workers.add(use.worker);
   }
@@ -72,7 +76,10 @@ export function describeShootUses(uses: readonly SourcedUse[]): string {
       const workers = [...e.workers].sort();
       let text = `shoot '${key}'`;
       if (workers.length > 0) {
-        const pools = `${workers.length === 1 ? 'worker' : 'workers'} ${listSome(workers.map((w) => `"${w}"`), 5)}`;
+        const pools = `${workers.length === 1 ? 'worker' : 'workers'} ${listSome(
+          workers.map((w) => `"${w}"`),
+          5,
+        )}`;
         text += e.controlPlane ? ` by its control plane and ${pools}` : ` by ${pools}`;
       }
       if (e.via) text += ` (via NamespacedCloudProfile '${objectKey(e.via)}')`;

@@ -86,7 +86,9 @@ export function parseInstant(value: string | undefined): number {
 }
 
 /** Epoch ms → RFC 3339 (`2026-11-26T00:00:00Z`; milliseconds only when there are some); remembered, as a review formats the same few dates per version. */
-export const formatInstant: (ms: number) => string = memo(10_000, (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z'));
+export const formatInstant: (ms: number) => string = memo(10_000, (ms: number) =>
+  new Date(ms).toISOString().replace('.000Z', 'Z'),
+);
 
 /** When a lifecycle stage starts: -Infinity without a startTime ("always started"), NaN for an unparseable one. */
 export function stageStart(s: LifecycleStage): number {
@@ -129,7 +131,10 @@ export function stagesOf(v: ExpirableVersion): Stage[] {
 export function hasStage(v: ExpirableVersion, classification: string): boolean {
   if (hasLifecycle(v)) return v.lifecycle!.some((s) => s.classification === classification);
   if (!hasLegacyFields(v)) return false;
-  return (v.classification ?? 'supported') === classification || (classification === 'expired' && v.expirationDate !== undefined);
+  return (
+    (v.classification ?? 'supported') === classification ||
+    (classification === 'expired' && v.expirationDate !== undefined)
+  );
 }
 
 /** Classification of a set of stages at instant `t`: stages whose start is strictly before `t` apply, later ones win. */
@@ -152,7 +157,9 @@ export function classificationAt(v: ExpirableVersion, t: number): Classification
   }
   if (!hasLegacyFields(v)) return 'supported';
   // The legacy stages: the classification (or supported) always started, then expired at expirationDate.
-  return v.expirationDate !== undefined && parseInstant(v.expirationDate) < t ? 'expired' : ((v.classification ?? 'supported') as Classification);
+  return v.expirationDate !== undefined && parseInstant(v.expirationDate) < t
+    ? 'expired'
+    : ((v.classification ?? 'supported') as Classification);
 }
 
 export function isActive(c: Classification): boolean {
@@ -204,7 +211,8 @@ function spansOf(stages: readonly Stage[]): Array<{ at: number; classification: 
  */
 export function windowsOf(v: ExpirableVersion, classification: Classification): Window[] {
   const stages = stagesOf(v);
-  if (stages.length === 0) return classification === 'supported' ? [{ from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY }] : [];
+  if (stages.length === 0)
+    return classification === 'supported' ? [{ from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY }] : [];
   const spans = spansOf(stages);
   const out: Window[] = [];
   spans.forEach((span, i) => {
@@ -238,11 +246,15 @@ export function expiryInstant(v: ExpirableVersion): number | undefined {
 }
 
 /** The next stage change after `now` (a stage starting exactly at `now` is still ahead). */
-export function nextTransition(v: ExpirableVersion, now: number): { classification: Classification; at: number } | undefined {
+export function nextTransition(
+  v: ExpirableVersion,
+  now: number,
+): { classification: Classification; at: number } | undefined {
   const stages = stagesOf(v);
   const current = classifyStages(stages, now);
   for (const span of spansOf(stages)) {
-    if (span.at >= now && span.classification !== current) return { classification: span.classification as Classification, at: span.at };
+    if (span.at >= now && span.classification !== current)
+      return { classification: span.classification as Classification, at: span.at };
   }
   return undefined;
 }

@@ -52,9 +52,16 @@ export function capViolations(rule: RuleId, found: readonly FieldViolation[]): r
   if (found.length === 0) return NO_VIOLATIONS;
   const kept = Math.min(found.length, MAX_VIOLATIONS_PER_RULE);
   const out: Violation[] = [];
-  for (let i = 0; i < kept; i++) out.push({ rule, field: found[i]!.field, message: found[i]!.message, type: found[i]!.type });
+  for (let i = 0; i < kept; i++)
+    out.push({ rule, field: found[i]!.field, message: found[i]!.message, type: found[i]!.type });
   const omitted = found.length - kept;
-  if (omitted > 0) out.push({ rule, field: '', message: `and ${omitted.toLocaleString('en-US')} more violations of this rule`, omitted });
+  if (omitted > 0)
+    out.push({
+      rule,
+      field: '',
+      message: `and ${omitted.toLocaleString('en-US')} more violations of this rule`,
+      omitted,
+    });
   return out;
 }
 
@@ -63,7 +70,8 @@ const NO_VIOLATIONS: readonly Violation[] = [];
 /** What a denial message lists at most: lines, characters per line, characters in all. */
 export const DENIAL_LIMITS = { lines: 20, lineLength: 1_000, length: 16_384 } as const;
 
-const clipLine = (line: string) => (line.length <= DENIAL_LIMITS.lineLength ? line : `${line.slice(0, DENIAL_LIMITS.lineLength - 1)}…`);
+const clipLine = (line: string) =>
+  line.length <= DENIAL_LIMITS.lineLength ? line : `${line.slice(0, DENIAL_LIMITS.lineLength - 1)}…`;
 
 /**
  * The message of a denial: every violation as `formatViolation` writes it, within DENIAL_LIMITS.
@@ -84,7 +92,10 @@ export function formatDenial(violations: readonly Violation[]): string {
     length += line.length + 1;
     listed += v.omitted ?? 1;
   }
-  if (listed < total) lines.push(`and ${(total - listed).toLocaleString('en-US')} more violations; see version-policy check --output json`);
+  if (listed < total)
+    lines.push(
+      `and ${(total - listed).toLocaleString('en-US')} more violations; see version-policy check --output json`,
+    );
   if (total === 1 && lines.length === 1) return lines[0]!;
   return `${total.toLocaleString('en-US')} violations:\n${lines.join('\n')}`;
 }

@@ -9,10 +9,25 @@ import { profileEntries, stateProfileEntries } from '../gardener/forced-update.j
 import { mergeNamespacedProfile } from '../gardener/merge.js';
 import type { PolicyConfig } from './policy-config.js';
 import { ruleEnabled } from './policy-config.js';
-import type { CloudProfileContext, NamespacedCloudProfileContext, PolicyRequest, Rule, RuleContext, ShootContext } from './rule.js';
+import type {
+  CloudProfileContext,
+  NamespacedCloudProfileContext,
+  PolicyRequest,
+  Rule,
+  RuleContext,
+  ShootContext,
+} from './rule.js';
 import { Prepared } from './rule.js';
 import { RULES } from './rules/index.js';
-import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from '../api/types.js';
+import type {
+  CloudProfile,
+  CloudProfileSpec,
+  Kind,
+  NamespacedCloudProfile,
+  Operation,
+  PolicedObject,
+  Shoot,
+} from '../api/types.js';
 import { effectiveProfileRef } from '../api/types.js';
 import type { Warning } from './warning.js';
 import { allWarningTexts, budgetWarnings } from './warnings/budget.js';
@@ -37,7 +52,8 @@ export interface EvaluateOptions {
   mutate?: boolean;
 }
 
-export const NOT_READY_MESSAGE = 'cluster state not ready: the webhook has not finished reading Shoots and profiles from the API server; retry shortly';
+export const NOT_READY_MESSAGE =
+  'cluster state not ready: the webhook has not finished reading Shoots and profiles from the API server; retry shortly';
 
 /** The denial for a rule that needs the state while it is not synced, with the state's own reason when it gives one. */
 export function notReadyMessage(state: ClusterState): string {
@@ -45,7 +61,10 @@ export function notReadyMessage(state: ClusterState): string {
 }
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
-  const mutation = opts.mutate === false ? undefined : applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
+  const mutation =
+    opts.mutate === false
+      ? undefined
+      : applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
   const object = mutation?.object ?? request.object;
   const ctx = buildContext(request, object, opts);
 
@@ -53,11 +72,15 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
   const notes: string[] = [];
   const warnings: Warning[] = mutation ? mutation.warnings.slice() : [];
   // A write without an object (a malformed request in `check`) has nothing for the rules to judge.
-  const rules = request.operation !== 'DELETE' && !object ? NO_RULES : rulesFor(opts.rules ?? RULES, request.kind, request.operation);
+  const rules =
+    request.operation !== 'DELETE' && !object
+      ? NO_RULES
+      : rulesFor(opts.rules ?? RULES, request.kind, request.operation);
   for (const rule of rules) {
     if (!ruleEnabled(opts.config, rule.id)) continue;
     if (!opts.state.synced && rule.needsState(ctx)) {
-      if (opts.unsyncedState === 'note') notes.push(`${rule.id} was not checked: ${opts.state.notReadyReason ?? 'the cluster state is not known'}`);
+      if (opts.unsyncedState === 'note')
+        notes.push(`${rule.id} was not checked: ${opts.state.notReadyReason ?? 'the cluster state is not known'}`);
       else violations.push({ rule: rule.id, field: '', message: notReadyMessage(opts.state) });
       continue;
     }
@@ -65,15 +88,18 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
   }
   for (const warn of opts.warningChecks ?? WARNINGS) appendAll(warnings, warn(ctx));
 
-  return new EvaluatedDecision({
-    allowed: violations.length === 0,
-    violations,
-    warnings: budgetWarnings(warnings),
-    notes,
-    ...(object && request.operation !== 'DELETE' ? { object } : {}),
-    mutated: mutation?.mutated ?? false,
-    ...(mutation?.mutated && request.operation !== 'DELETE' ? { patch: mutation.patch } : {}),
-  }, warnings);
+  return new EvaluatedDecision(
+    {
+      allowed: violations.length === 0,
+      violations,
+      warnings: budgetWarnings(warnings),
+      notes,
+      ...(object && request.operation !== 'DELETE' ? { object } : {}),
+      mutated: mutation?.mutated ?? false,
+      ...(mutation?.mutated && request.operation !== 'DELETE' ? { patch: mutation.patch } : {}),
+    },
+    warnings,
+  );
 }
 
 type RulesByKind = Record<Kind, Record<Operation, readonly Rule<RuleId>[]>>;
@@ -94,7 +120,11 @@ function indexOf(list: readonly Rule<RuleId>[]): RulesByKind {
     UPDATE: list.filter((r) => r.kinds.includes(kind) && r.operations.includes('UPDATE')),
     DELETE: list.filter((r) => r.kinds.includes(kind) && r.operations.includes('DELETE')),
   });
-  return { CloudProfile: byOperation('CloudProfile'), NamespacedCloudProfile: byOperation('NamespacedCloudProfile'), Shoot: byOperation('Shoot') };
+  return {
+    CloudProfile: byOperation('CloudProfile'),
+    NamespacedCloudProfile: byOperation('NamespacedCloudProfile'),
+    Shoot: byOperation('Shoot'),
+  };
 }
 
 /** Appends without spreading `items` into a call: a spread of a long list overflows the stack. */
@@ -134,12 +164,23 @@ class EvaluatedDecision implements Decision {
 
   /** What JSON output shows of a decision: every field, the full warnings last (as before this was a class). */
   toJSON(): Decision {
-    return { allowed: this.allowed, violations: this.violations, warnings: this.warnings, notes: this.notes, ...(this.object ? { object: this.object } : {}), mutated: this.mutated, allWarnings: this.allWarnings };
+    return {
+      allowed: this.allowed,
+      violations: this.violations,
+      warnings: this.warnings,
+      notes: this.notes,
+      ...(this.object ? { object: this.object } : {}),
+      mutated: this.mutated,
+      allWarnings: this.allWarnings,
+    };
   }
 }
 
 /** The merged spec of a NamespacedCloudProfile, when its parent is in the state. */
-export function mergedProfileOf(ncp: NamespacedCloudProfile, state: ClusterState): { parent: CloudProfile; merged: CloudProfileSpec } | undefined {
+export function mergedProfileOf(
+  ncp: NamespacedCloudProfile,
+  state: ClusterState,
+): { parent: CloudProfile; merged: CloudProfileSpec } | undefined {
   if (ncp.spec.parent.kind !== 'CloudProfile') return undefined;
   const parent = state.cloudProfile(ncp.spec.parent.name);
   return parent ? { parent, merged: mergeNamespacedProfile(parent.spec, ncp.spec) } : undefined;
@@ -163,7 +204,16 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
   const lifecycleGate = config.featureGates.VersionClassificationLifecycle;
   switch (request.kind) {
     case 'CloudProfile': {
-      const ctx: CloudProfileContext = { kind: 'CloudProfile', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
+      const ctx: CloudProfileContext = {
+        kind: 'CloudProfile',
+        operation,
+        request,
+        now,
+        config,
+        lifecycleGate,
+        state,
+        prepared: new Prepared(),
+      };
       if (object) ctx.object = object as CloudProfile;
       if (request.oldObject) ctx.oldObject = request.oldObject as CloudProfile;
       return ctx;
@@ -174,7 +224,16 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
       const current = ncp ? mergedProfileOf(ncp, state) : undefined;
       const previous = old ? mergedProfileOf(old, state) : undefined;
       const parent = current?.parent ?? previous?.parent;
-      const ctx: NamespacedCloudProfileContext = { kind: 'NamespacedCloudProfile', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
+      const ctx: NamespacedCloudProfileContext = {
+        kind: 'NamespacedCloudProfile',
+        operation,
+        request,
+        now,
+        config,
+        lifecycleGate,
+        state,
+        prepared: new Prepared(),
+      };
       if (ncp) ctx.object = ncp;
       if (old) ctx.oldObject = old;
       if (parent) ctx.parent = parent;
@@ -185,13 +244,23 @@ function buildContext(request: PolicyRequest, object: PolicedObject | undefined,
     case 'Shoot': {
       const shoot = object as Shoot | undefined;
       const profile = shoot ? profileSpecOf(shoot, state) : undefined;
-      const ctx: ShootContext = { kind: 'Shoot', operation, request, now, config, lifecycleGate, state, prepared: new Prepared() };
+      const ctx: ShootContext = {
+        kind: 'Shoot',
+        operation,
+        request,
+        now,
+        config,
+        lifecycleGate,
+        state,
+        prepared: new Prepared(),
+      };
       if (shoot) ctx.object = shoot;
       if (request.oldObject) ctx.oldObject = request.oldObject as Shoot;
       if (profile) {
         ctx.profile = profile;
         // A CloudProfile's spec is the state's own object; a merged one is new in every review.
-        ctx.entries = effectiveProfileRef(shoot!)?.kind === 'CloudProfile' ? stateProfileEntries(profile) : profileEntries(profile);
+        ctx.entries =
+          effectiveProfileRef(shoot!)?.kind === 'CloudProfile' ? stateProfileEntries(profile) : profileEntries(profile);
       }
       return ctx;
     }

@@ -1,7 +1,15 @@
 // The contract between evaluate() and the rules: what a rule is told, what it judges, what it returns.
 import type { ClusterState } from '../api/cluster-state.js';
 import type { FieldViolation } from '../api/field.js';
-import type { CloudProfile, CloudProfileSpec, Kind, NamespacedCloudProfile, Operation, PolicedObject, Shoot } from '../api/types.js';
+import type {
+  CloudProfile,
+  CloudProfileSpec,
+  Kind,
+  NamespacedCloudProfile,
+  Operation,
+  PolicedObject,
+  Shoot,
+} from '../api/types.js';
 import type { ProfileEntries } from '../gardener/forced-update.js';
 import type { ForecastCondition } from '../gardener/forecast/profile-change.js';
 
@@ -151,7 +159,9 @@ const always = () => true;
  * A rule of the list. The dispatch narrows here, once: evaluate() calls `check` and `needsState`
  * only with a context of the declared kinds and operations, and with `object` set on a write.
  */
-export function defineRule<const Id extends string, K extends Kind, O extends Operation>(spec: RuleSpec<Id, K, O>): Rule<Id> {
+export function defineRule<const Id extends string, K extends Kind, O extends Operation>(
+  spec: RuleSpec<Id, K, O>,
+): Rule<Id> {
   const needs = spec.needsState;
   return {
     id: spec.id,

@@ -53,7 +53,9 @@ export function versionSpan(versions: readonly string[]): string {
 /** `1 Kubernetes version`, `3 versions of machine image gardenlinux`. */
 export function countOf(n: number, image: string | undefined): string {
   const versions = n === 1 ? 'version' : 'versions';
-  return image === undefined ? `${n.toLocaleString('en-US')} Kubernetes ${versions}` : `${n.toLocaleString('en-US')} ${versions} of machine image ${image}`;
+  return image === undefined
+    ? `${n.toLocaleString('en-US')} Kubernetes ${versions}`
+    : `${n.toLocaleString('en-US')} ${versions} of machine image ${image}`;
 }
 
 /** `Kubernetes version "1.31.2"`, `machine image version "gardenlinux/1592.1.0"`. */

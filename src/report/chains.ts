@@ -37,13 +37,32 @@ export function chainsUntil(chains: readonly ShootChain[], until: number): Shoot
 }
 
 /** The listed Shoots in page order: failures, then traps, then forced steps, then the rest; each with its element id. */
-export function listedChains(chains: readonly ShootChain[], idPrefix: string): Map<string, { chain: ShootChain; id: string }> {
-  const rank = (c: ShootChain) => (c.events.some((e) => e.failure) ? 0 : c.events.some((e) => e.trap) ? 1 : c.events.some((e) => e.mode === 'forced') ? 2 : 3);
-  const listed = chains.filter((c) => c.events.length > 0).sort((a, b) => rank(a) - rank(b)).slice(0, MAX_CHAINS);
+export function listedChains(
+  chains: readonly ShootChain[],
+  idPrefix: string,
+): Map<string, { chain: ShootChain; id: string }> {
+  const rank = (c: ShootChain) =>
+    c.events.some((e) => e.failure)
+      ? 0
+      : c.events.some((e) => e.trap)
+        ? 1
+        : c.events.some((e) => e.mode === 'forced')
+          ? 2
+          : 3;
+  const listed = chains
+    .filter((c) => c.events.length > 0)
+    .sort((a, b) => rank(a) - rank(b))
+    .slice(0, MAX_CHAINS);
   return new Map(listed.map((chain, i) => [chain.key, { chain, id: `${idPrefix}-chain-${i}` }]));
 }
 
-export function chainSection(chains: readonly ShootChain[], listed: ReadonlyMap<string, { chain: ShootChain; id: string }>, until: number, id: string, note: Markup | null): Markup {
+export function chainSection(
+  chains: readonly ShootChain[],
+  listed: ReadonlyMap<string, { chain: ShootChain; id: string }>,
+  until: number,
+  id: string,
+  note: Markup | null,
+): Markup {
   const head = html`<h2>Maintenance forecast</h2>`;
   const events = chains.flatMap((c) => c.events);
   const count = (k: string) => events.filter((e) => kindOf(e) === k).length;
@@ -56,23 +75,50 @@ export function chainSection(chains: readonly ShootChain[], listed: ReadonlyMap<
     return chainDetails(chain, chainId, flagged && open++ < OPEN_CHAINS);
   });
   const left = chains.filter((c) => c.events.length > 0).length - listed.size;
-  const more = left > 0 ? html`<p class="more">and ${plural(left, 'more Shoot')} with steps: <code>version-policy forecast</code> lists every one.</p>` : null;
+  const more =
+    left > 0
+      ? html`<p class="more">
+          and ${plural(left, 'more Shoot')} with steps: <code>version-policy forecast</code> lists every one.
+        </p>`
+      : null;
   return html`<section class="forecast" id="${id}">${head}${note}${summary}${items}${more}</section>`;
 }
 
 function chainDetails(c: ShootChain, id: string, open: boolean): Markup {
   const failures = c.events.filter((e) => e.failure).length;
   const traps = c.events.filter((e) => e.trap).length;
-  const badges = [failures > 0 ? html` <span class="badge fails">${plural(failures, 'failure')}</span>` : null, traps > 0 ? html` <span class="badge trap">trap</span>` : null];
+  const badges = [
+    failures > 0 ? html` <span class="badge fails">${plural(failures, 'failure')}</span>` : null,
+    traps > 0 ? html` <span class="badge trap">trap</span>` : null,
+  ];
   const steps = c.events.slice(0, MAX_STEPS).map(stepItem);
-  const more = c.events.length > MAX_STEPS ? html`<li class="more">and ${c.events.length - MAX_STEPS} more: <code>version-policy forecast</code> lists every one</li>` : null;
-  return html`<details class="chain" data-shoot="${clip(c.key, 300)}"${open ? html` open` : null}><summary><strong>${clip(c.key, 300)}</strong> <span class="more">${clip(c.window, 80)}, ${plural(c.events.length, 'step')}</span>${badges}</summary><ol id="${id}">${steps}${more}</ol></details>`;
+  const more =
+    c.events.length > MAX_STEPS
+      ? html`<li class="more">
+          and ${c.events.length - MAX_STEPS} more: <code>version-policy forecast</code> lists every one
+        </li>`
+      : null;
+  return html`<details class="chain" data-shoot="${clip(c.key, 300)}" ${open ? html` open` : null}>
+    <summary>
+      <strong>${clip(c.key, 300)}</strong>
+      <span class="more">${clip(c.window, 80)}, ${plural(c.events.length, 'step')}</span>${badges}
+    </summary>
+    <ol id="${id}">
+      ${steps}${more}
+    </ol>
+  </details>`;
 }
 
 function stepItem(e: ForecastEvent): Markup {
   const kind = kindOf(e);
   const when = `${formatInstant(e.at).slice(0, 10)} ${formatInstant(e.at).slice(11, 16)} UTC${e.uncertain ? ' (or a window earlier)' : ''}`;
-  const move = e.failure ? html`<span class="fails">fails (${e.failure.kind})</span>: ${clip(e.failure.message, 400)}` : html`${clip(e.from ?? '', 100)} → <strong>${clip(e.to ?? '', 100)}</strong>`;
+  const move = e.failure
+    ? html`<span class="fails">fails (${e.failure.kind})</span>: ${clip(e.failure.message, 400)}`
+    : html`${clip(e.from ?? '', 100)} → <strong>${clip(e.to ?? '', 100)}</strong>`;
   const trap = e.trap ? html` <span class="badge trap">trap ${e.trap.issue}</span> ${clip(e.trap.detail, 300)}` : null;
-  return html`<li class="chain-step k-${kind}" data-kind="${kind}" data-at="${formatInstant(e.at)}"><span class="date">${when}</span> <span class="mode">${kind === 'failure' ? e.mode : kind}</span> ${clip(componentText(e.component), 200)}: ${move}${trap} <span class="more">(${clip(e.trigger, 300)})</span></li>`;
+  return html`<li class="chain-step k-${kind}" data-kind="${kind}" data-at="${formatInstant(e.at)}">
+    <span class="date">${when}</span>
+    <span class="mode">${kind === 'failure' ? e.mode : kind}</span> ${clip(componentText(e.component), 200)}:
+    ${move}${trap} <span class="more">(${clip(e.trigger, 300)})</span>
+  </li>`;
 }

@@ -9,7 +9,12 @@ export type { ExtendedExpiry } from './timeline.js';
 
 export function extendedExpiries(parent: CloudProfileSpec, merged: CloudProfileSpec): ExtendedExpiry[] {
   const out: ExtendedExpiry[] = [];
-  const compare = (kind: ExtendedExpiry['kind'], image: string | null, before: readonly ExpirableVersion[], after: readonly ExpirableVersion[]) => {
+  const compare = (
+    kind: ExtendedExpiry['kind'],
+    image: string | null,
+    before: readonly ExpirableVersion[],
+    after: readonly ExpirableVersion[],
+  ) => {
     const byVersion = new Map(after.map((v) => [v.version, v]));
     for (const p of before) {
       const m = byVersion.get(p.version);
@@ -20,7 +25,12 @@ export function extendedExpiries(parent: CloudProfileSpec, merged: CloudProfileS
   };
   compare('kubernetes', null, parent.kubernetes.versions, merged.kubernetes.versions);
   for (const image of parent.machineImages) {
-    compare('machine-image', image.name, image.versions, merged.machineImages.find((i) => i.name === image.name)?.versions ?? []);
+    compare(
+      'machine-image',
+      image.name,
+      image.versions,
+      merged.machineImages.find((i) => i.name === image.name)?.versions ?? [],
+    );
   }
   return out;
 }

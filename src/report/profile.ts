@@ -37,13 +37,22 @@ export function explainProfile(profile: Profile, state: ClusterState, now: numbe
   if (profile.kind === 'CloudProfile') {
     const spec = profile.spec;
     const ref = { kind: 'CloudProfile' as const, name: profile.metadata.name };
-    return { spec, report: buildProfileReport({ ref, spec, state, now, managed: managedVersions(profile) }), shoots: liveShoots(state, ref), extended: [] };
+    return {
+      spec,
+      report: buildProfileReport({ ref, spec, state, now, managed: managedVersions(profile) }),
+      shoots: liveShoots(state, ref),
+      extended: [],
+    };
   }
   const parentName = profile.spec.parent.name;
   const parent = profile.spec.parent.kind === 'CloudProfile' ? state.cloudProfile(parentName) : undefined;
   if (!parent) throw new MissingParentError(objectKey(profile), parentName);
   const spec = mergeNamespacedProfile(parent.spec, profile.spec);
-  const ref = { kind: 'NamespacedCloudProfile' as const, namespace: profile.metadata.namespace, name: profile.metadata.name };
+  const ref = {
+    kind: 'NamespacedCloudProfile' as const,
+    namespace: profile.metadata.namespace,
+    name: profile.metadata.name,
+  };
   const report = buildProfileReport({
     ref,
     spec,

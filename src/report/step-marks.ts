@@ -35,7 +35,11 @@ export function kindOf(e: ForecastEvent): MarkKind {
 }
 
 /** Per row key (versionKey), the marks inside the window, capped, in time order, and how many were left out. */
-export function stepMarks(chains: readonly ShootChain[], window: TimelineWindow, cap: number): Map<string, { marks: StepMark[]; left: number }> {
+export function stepMarks(
+  chains: readonly ShootChain[],
+  window: TimelineWindow,
+  cap: number,
+): Map<string, { marks: StepMark[]; left: number }> {
   const byRow = new Map<string, Map<string, StepMark & { keys: Set<string> }>>();
   for (const c of chains) {
     for (const v of eventsByVersion(c.shoot, c.events)) {
@@ -58,7 +62,10 @@ export function stepMarks(chains: readonly ShootChain[], window: TimelineWindow,
   for (const [row, marks] of byRow) {
     const all = [...marks.values()].map(({ keys, ...m }): StepMark => ({ ...m, shoots: keys.size }));
     const kept = [...all].sort((a, b) => ORDER[a.kind] - ORDER[b.kind] || a.at - b.at).slice(0, cap);
-    out.set(row, { marks: kept.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind]), left: all.length - kept.length });
+    out.set(row, {
+      marks: kept.sort((a, b) => a.at - b.at || ORDER[a.kind] - ORDER[b.kind]),
+      left: all.length - kept.length,
+    });
   }
   return out;
 }

@@ -9,14 +9,18 @@ export function renderExplainText(report: ExplainReport): string {
 
 /** `CloudProfile "aws"`, `NamespacedCloudProfile 'ns/name' (parent CloudProfile "aws")`. */
 export function profileTitle(p: ProfileReport): string {
-  return p.kind === 'CloudProfile' ? `CloudProfile "${p.name}"` : `NamespacedCloudProfile '${p.namespace}/${p.name}' (parent CloudProfile "${p.parent}")`;
+  return p.kind === 'CloudProfile'
+    ? `CloudProfile "${p.name}"`
+    : `NamespacedCloudProfile '${p.namespace}/${p.name}' (parent CloudProfile "${p.parent}")`;
 }
 
 function renderProfile(p: ProfileReport, now: string): string {
   const sections = [
     `${profileTitle(p)} at ${now}`,
     `Kubernetes versions\n${versionTable(p.kubernetes)}`,
-    ...p.machineImages.map((i) => `Machine image "${i.name}" (update strategy ${i.updateStrategy})\n${versionTable(i.versions)}`),
+    ...p.machineImages.map(
+      (i) => `Machine image "${i.name}" (update strategy ${i.updateStrategy})\n${versionTable(i.versions)}`,
+    ),
     `Forced updates\n${forcedTable(p.forcedUpdates, Date.parse(now))}`,
   ];
   if (p.warnings.length > 0) sections.push(`Warnings\n${p.warnings.map((w) => `- ${w}`).join('\n')}`);
@@ -27,7 +31,14 @@ function renderProfile(p: ProfileReport, now: string): string {
 function versionTable(rows: readonly VersionRow[]): string {
   return table(
     ['VERSION', 'NOW', 'NEXT', 'EXPIRES', 'MANAGED', 'SHOOTS'],
-    rows.map((r) => [r.version, r.classification, r.next ? `${r.next.classification} at ${r.next.at}` : '-', r.expiresAt ?? '-', r.managed ? 'yes' : 'no', String(r.shoots)]),
+    rows.map((r) => [
+      r.version,
+      r.classification,
+      r.next ? `${r.next.classification} at ${r.next.at}` : '-',
+      r.expiresAt ?? '-',
+      r.managed ? 'yes' : 'no',
+      String(r.shoots),
+    ]),
   );
 }
 
@@ -47,7 +58,9 @@ export function forcedTarget(r: ForcedUpdateRow): string {
 export function forcedWhen(r: ForcedUpdateRow, now: number): string {
   const window = r.maintenanceWindow ? ` (${formatWindow(r.maintenanceWindow)})` : '';
   if (r.expiresAt !== null && Date.parse(r.expiresAt) > now) {
-    return r.at ? `${r.at}, the first window${window} after ${r.expiresAt}` : `first maintenance window after ${r.expiresAt}`;
+    return r.at
+      ? `${r.at}, the first window${window} after ${r.expiresAt}`
+      : `first maintenance window after ${r.expiresAt}`;
   }
   const expired = r.expiresAt === null ? 'expired from the start' : `expired ${r.expiresAt}`;
   return r.at ? `${r.at}, the next window${window}; ${expired}` : `next maintenance window; ${expired}`;
@@ -59,5 +72,12 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   const all = [header, ...rows];
   // Reduced, not spread into Math.max: a profile may have more rows than a call takes arguments.
   const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0));
-  return all.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

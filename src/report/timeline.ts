@@ -10,7 +10,13 @@ import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
 import type { TimelineWindow } from './window.js';
 
 /** The caps keep the page under about 1 MB however large the profile (test/report/timeline-bounds.part.ts). */
-export const LIMITS = { rowsPerTimeline: 20, timelines: 40, segmentsPerRow: 12, forcedUpdates: 100, updateMarksPerRow: 8 } as const;
+export const LIMITS = {
+  rowsPerTimeline: 20,
+  timelines: 40,
+  segmentsPerRow: 12,
+  forcedUpdates: 100,
+  updateMarksPerRow: 8,
+} as const;
 
 /** An expiry a NamespacedCloudProfile extends against its parent's (extended.ts finds them). */
 export interface ExtendedExpiry {
@@ -89,7 +95,13 @@ export interface TimelineInputs {
   extended: readonly ExtendedExpiry[];
 }
 
-export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, now: number, window: TimelineWindow, inputs: TimelineInputs = { chains: [], extended: [] }): ProfileTimelines {
+export function buildTimelines(
+  spec: CloudProfileSpec,
+  report: ProfileReport,
+  now: number,
+  window: TimelineWindow,
+  inputs: TimelineInputs = { chains: [], extended: [] },
+): ProfileTimelines {
   const groups = [
     ...groupByMinor('kubernetes', null, report.kubernetes, spec.kubernetes.versions),
     ...report.machineImages.flatMap((image) => {
@@ -99,10 +111,17 @@ export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, no
   ];
   const { kept, left } = keepInUseFirst(groups, LIMITS.timelines, (g) => g.shoots > 0);
   const forced = forcedInWindow(report.forcedUpdates, now, window);
-  const rows: RowExtras = { marks: stepMarks(inputs.chains, window, LIMITS.updateMarksPerRow), extended: new Map(inputs.extended.map((e) => [useKey(e.kind, e.image, e.version), e])) };
+  const rows: RowExtras = {
+    marks: stepMarks(inputs.chains, window, LIMITS.updateMarksPerRow),
+    extended: new Map(inputs.extended.map((e) => [useKey(e.kind, e.image, e.version), e])),
+  };
   return {
     timelines: kept.map((g) => timelineOf(g, window, rows)),
-    leftTimelines: { timelines: left.length, versions: sum(left, (g) => g.rows.length), shoots: sum(left, (g) => g.shoots) },
+    leftTimelines: {
+      timelines: left.length,
+      versions: sum(left, (g) => g.rows.length),
+      shoots: sum(left, (g) => g.shoots),
+    },
     forcedUpdates: forced.inside.slice(0, LIMITS.forcedUpdates),
     forcedOutside: forced.outside,
     forcedLeft: Math.max(0, forced.inside.length - LIMITS.forcedUpdates),
@@ -110,7 +129,12 @@ export function buildTimelines(spec: CloudProfileSpec, report: ProfileReport, no
 }
 
 /** Rows come newest first from the report, so the groups do too; versions that do not parse come last. */
-function groupByMinor(kind: Timeline['kind'], image: string | null, rows: readonly VersionRow[], versions: readonly ExpirableVersion[]): Group[] {
+function groupByMinor(
+  kind: Timeline['kind'],
+  image: string | null,
+  rows: readonly VersionRow[],
+  versions: readonly ExpirableVersion[],
+): Group[] {
   const byVersion = new Map<string, ExpirableVersion>();
   for (const v of versions) if (!byVersion.has(v.version)) byVersion.set(v.version, v);
   const groups = new Map<string, Group>();
@@ -140,13 +164,29 @@ function timelineOf(g: Group, window: TimelineWindow, extras: RowExtras): Timeli
   };
 }
 
-function rowOf(row: VersionRow, version: ExpirableVersion | undefined, window: TimelineWindow, extras: RowExtras, key: string): TimelineRow {
+function rowOf(
+  row: VersionRow,
+  version: ExpirableVersion | undefined,
+  window: TimelineWindow,
+  extras: RowExtras,
+  key: string,
+): TimelineRow {
   const marks = extras.marks.get(key);
-  const base = { version: row.version, shoots: row.shoots, marks: marks?.marks ?? [], marksLeft: marks?.left ?? 0, extended: extras.extended.get(key) ?? null };
+  const base = {
+    version: row.version,
+    shoots: row.shoots,
+    marks: marks?.marks ?? [],
+    marksLeft: marks?.left ?? 0,
+    extended: extras.extended.get(key) ?? null,
+  };
   const inWindow = (version ? segmentsOf(version) : []).filter((s) => s.end > window.from && s.start < window.to);
   if (inWindow.length <= LIMITS.segmentsPerRow) return { ...base, segments: inWindow, undrawn: null };
   const drawn = inWindow.slice(0, LIMITS.segmentsPerRow - 1);
-  return { ...base, segments: drawn, undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end } };
+  return {
+    ...base,
+    segments: drawn,
+    undrawn: { changes: inWindow.length - drawn.length, from: drawn[drawn.length - 1]!.end },
+  };
 }
 
 const useKey = versionKey;
@@ -190,8 +230,14 @@ export function segmentsOf(v: ExpirableVersion): Segment[] {
 }
 
 /** The updates of versions that expire by the window's end and that run inside the window. */
-function forcedInWindow(rows: readonly ForcedUpdateRow[], now: number, window: TimelineWindow): { inside: ForcedUpdateRow[]; outside: number } {
-  const inside = rows.filter((f) => (f.expiresAt === null || Date.parse(f.expiresAt) <= window.to) && runsAt(f, now) >= window.from);
+function forcedInWindow(
+  rows: readonly ForcedUpdateRow[],
+  now: number,
+  window: TimelineWindow,
+): { inside: ForcedUpdateRow[]; outside: number } {
+  const inside = rows.filter(
+    (f) => (f.expiresAt === null || Date.parse(f.expiresAt) <= window.to) && runsAt(f, now) >= window.from,
+  );
   return { inside, outside: rows.length - inside.length };
 }
 

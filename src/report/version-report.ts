@@ -11,8 +11,13 @@ import type { ManagedVersions } from '../policy/defaulting/managed-annotation.js
 import { strategyOf } from '../gardener/update-path.js';
 import type { Classification, CloudProfileSpec, ExpirableVersion, ProfileRef, Shoot } from '../api/types.js';
 import { objectKey } from '../api/types.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition } from '../gardener/versions.js';
-
+import {
+  classificationAt,
+  compareVersions,
+  expiryInstant,
+  formatInstant,
+  nextTransition,
+} from '../gardener/versions.js';
 
 export interface VersionRow {
   version: string;
@@ -79,17 +84,23 @@ export function buildProfileReport(input: ReportInput): ProfileReport {
   const planner = new ForcedUpdatePlanner(spec);
   const forcedUpdates: ForcedUpdateRow[] = [];
   for (const s of shoots) for (const use of versionUsesOf(s)) forcedUpdateRow(forcedUpdates, planner, s, use, now);
-  forcedUpdates.sort((a, b) => whenOf(a, now) - whenOf(b, now) || a.shoot.localeCompare(b.shoot) || a.place.localeCompare(b.place));
+  forcedUpdates.sort(
+    (a, b) => whenOf(a, now) - whenOf(b, now) || a.shoot.localeCompare(b.shoot) || a.place.localeCompare(b.place),
+  );
   return {
     kind: ref.kind,
     name: ref.name,
     namespace: ref.kind === 'NamespacedCloudProfile' ? ref.namespace : null,
     parent: input.parent ?? null,
-    kubernetes: rows(spec.kubernetes.versions, now, input.managed.kubernetes, (v) => state.kubernetesVersionShootCount(ref, v)),
+    kubernetes: rows(spec.kubernetes.versions, now, input.managed.kubernetes, (v) =>
+      state.kubernetesVersionShootCount(ref, v),
+    ),
     machineImages: spec.machineImages.map((image) => ({
       name: image.name,
       updateStrategy: strategyOf(image),
-      versions: rows(image.versions, now, input.managed.machineImages.get(image.name) ?? NONE, (v) => state.machineImageVersionShootCount(ref, image.name, v)),
+      versions: rows(image.versions, now, input.managed.machineImages.get(image.name) ?? NONE, (v) =>
+        state.machineImageVersionShootCount(ref, image.name, v),
+      ),
     })),
     forcedUpdates,
     warnings: forcedUpdates.filter((f) => f.to === null).map((f) => failureWarning(f, now)),
@@ -99,7 +110,12 @@ export function buildProfileReport(input: ReportInput): ProfileReport {
 
 const NONE: ReadonlySet<string> = new Set();
 
-function rows(versions: readonly ExpirableVersion[], now: number, managed: ReadonlySet<string>, users: (version: string) => number): VersionRow[] {
+function rows(
+  versions: readonly ExpirableVersion[],
+  now: number,
+  managed: ReadonlySet<string>,
+  users: (version: string) => number,
+): VersionRow[] {
   return [...versions]
     .sort((a, b) => compareVersions(b.version, a.version))
     .map((v) => {
@@ -116,7 +132,13 @@ function rows(versions: readonly ExpirableVersion[], now: number, managed: Reado
     });
 }
 
-function forcedUpdateRow(out: ForcedUpdateRow[], planner: ForcedUpdatePlanner, shoot: Shoot, use: ShootVersionUse, now: number): void {
+function forcedUpdateRow(
+  out: ForcedUpdateRow[],
+  planner: ForcedUpdatePlanner,
+  shoot: Shoot,
+  use: ShootVersionUse,
+  now: number,
+): void {
   const plan = planner.plan(shoot, use, now);
   if (!plan) return;
   const u = plan.update;
@@ -143,7 +165,12 @@ function whenOf(f: ForcedUpdateRow, now: number): number {
 
 function failureWarning(f: ForcedUpdateRow, now: number): string {
   const use = describeUse({ kind: f.kind, version: f.from, ...(f.image ? { image: f.image } : {}) });
-  const expiry = f.expiresAt === null ? 'is expired' : Date.parse(f.expiresAt) < now ? `expired at ${f.expiresAt}` : `expires at ${f.expiresAt}`;
+  const expiry =
+    f.expiresAt === null
+      ? 'is expired'
+      : Date.parse(f.expiresAt) < now
+        ? `expired at ${f.expiresAt}`
+        : `expires at ${f.expiresAt}`;
   // The conclusion and the Shoot first: the webhook's budget cuts a warning at 256 characters, and the reason is what may go.
   return `forced update will fail: shoot '${f.shoot}' ${f.place}: ${use} ${expiry} and no version to update to exists (${f.problem})`;
 }
@@ -161,7 +188,12 @@ function byKey(a: Shoot, b: Shoot): number {
 function uncountedNote(state: ClusterState, parent: string): string[] {
   return state
     .namespacedProfilesOf(parent)
-    .map((ncp) => ({ ncp, count: state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name }).filter(live).length }))
+    .map((ncp) => ({
+      ncp,
+      count: state
+        .shootsUsing({ kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name })
+        .filter(live).length,
+    }))
     .filter((x) => x.count > 0)
     .sort((a, b) => objectKey(a.ncp).localeCompare(objectKey(b.ncp)))
     .map(

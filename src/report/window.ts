@@ -28,7 +28,8 @@ export function parseWindowBound(text: string): WindowBound {
   const offset = OFFSET.exec(text);
   if (offset) {
     const days = Number(offset[2]) * (offset[1] === '-' ? -1 : 1);
-    if (Math.abs(days) > MAX_DAYS) throw new WindowError(`${JSON.stringify(text)} is more than ${MAX_DAYS} days from now`);
+    if (Math.abs(days) > MAX_DAYS)
+      throw new WindowError(`${JSON.stringify(text)} is more than ${MAX_DAYS} days from now`);
     return { days: days === 0 ? 0 : days };
   }
   const date = DATE.exec(text);
@@ -40,10 +41,15 @@ export function parseWindowBound(text: string): WindowBound {
   throw new WindowError(`not a day offset (e.g. -90d, 365d) or a date (e.g. 2027-12-31): ${JSON.stringify(text)}`);
 }
 
-export function resolveWindow(now: number, from: WindowBound = parseWindowBound(DEFAULT_FROM), to: WindowBound = parseWindowBound(DEFAULT_TO)): TimelineWindow {
+export function resolveWindow(
+  now: number,
+  from: WindowBound = parseWindowBound(DEFAULT_FROM),
+  to: WindowBound = parseWindowBound(DEFAULT_TO),
+): TimelineWindow {
   const window = { from: instantOf(from, now), to: instantOf(to, now) };
   if (window.to - window.from < DAY_MS) throw new WindowError('the window must end at least one day after it starts');
-  if (window.to - window.from > 2 * MAX_DAYS * DAY_MS) throw new WindowError(`the window may span at most ${2 * MAX_DAYS} days`);
+  if (window.to - window.from > 2 * MAX_DAYS * DAY_MS)
+    throw new WindowError(`the window may span at most ${2 * MAX_DAYS} days`);
   return window;
 }
 

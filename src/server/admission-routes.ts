@@ -3,7 +3,15 @@
 // judges; this file answers, counts and logs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { contentCodings, decodeBody, decodeBodyIncrementally, decodeEncodedBody, INCREMENTAL_BODY_BYTES, type BodyHeaders, type DecodedBody } from '../admission/body.js';
+import {
+  contentCodings,
+  decodeBody,
+  decodeBodyIncrementally,
+  decodeEncodedBody,
+  INCREMENTAL_BODY_BYTES,
+  type BodyHeaders,
+  type DecodedBody,
+} from '../admission/body.js';
 import type { AdmissionContext, AdmissionOutcome, Webhook } from '../admission/handler.js';
 import { admit, refused } from '../admission/handler.js';
 import { webhookError } from '../admission/errors.js';
@@ -87,7 +95,8 @@ function metadataOf(o: unknown): Record<string, unknown> | undefined {
   return meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : undefined;
 }
 
-const loggedWarnings = (warnings: readonly string[]): string[] => warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => bounded(w, MAX_LOGGED_WARNING_LENGTH));
+const loggedWarnings = (warnings: readonly string[]): string[] =>
+  warnings.slice(0, MAX_LOGGED_WARNINGS).map((w) => bounded(w, MAX_LOGGED_WARNING_LENGTH));
 
 const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
@@ -131,7 +140,10 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         metrics.inFlight.inc({ webhook });
         // 'close' fires whether the response finished or the client went away.
         reply.raw.once('close', () => metrics.inFlight.dec({ webhook }));
-        req.bodyHeaders = { contentType: headerValue(req.headers['content-type']), contentEncoding: headerValue(req.headers['content-encoding']) };
+        req.bodyHeaders = {
+          contentType: headerValue(req.headers['content-type']),
+          contentEncoding: headerValue(req.headers['content-encoding']),
+        };
         // fastify refuses a missing or malformed Content-Type before reading the body. With a fixed
         // one it reads every body, and decodeBody judges the type the client sent (kept above).
         req.headers['content-type'] = 'application/octet-stream';
@@ -142,7 +154,13 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         if (!decoded.ok) {
           const { identity, error } = decoded;
           if (!identity) throw error;
-          req.admission = { outcome: refused(identity.uid, error), identity: { reqId: req.id, webhook, uid: identity.uid }, kind: kindLabel(undefined), operation: operationLabel(undefined), error: error.code };
+          req.admission = {
+            outcome: refused(identity.uid, error),
+            identity: { reqId: req.id, webhook, uid: identity.uid },
+            kind: kindLabel(undefined),
+            operation: operationLabel(undefined),
+            error: error.code,
+          };
           return { apiVersion: identity.apiVersion, kind: REVIEW_KIND, response: req.admission.outcome.response };
         }
         const { review } = decoded;
@@ -150,8 +168,14 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         // fastify's reqId, then ours; no child logger per request, which cost a sixth of the throughput.
         const identity = identityOf(req.id, webhook, request);
         const outcome = admit(webhook, request, decoded.problems, opts.context());
-        if (outcome.error !== undefined) opts.logger.error({ ...identity, err: outcome.error }, 'exception while judging; refused with code 500');
-        req.admission = { outcome, identity, kind: kindLabel(request.kind?.kind), operation: operationLabel(request.operation) };
+        if (outcome.error !== undefined)
+          opts.logger.error({ ...identity, err: outcome.error }, 'exception while judging; refused with code 500');
+        req.admission = {
+          outcome,
+          identity,
+          kind: kindLabel(request.kind?.kind),
+          operation: operationLabel(request.operation),
+        };
         return reviewResponse(review, outcome.response);
       },
       onResponse: (req: FastifyRequest, reply: FastifyReply, done) => {
@@ -165,17 +189,28 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         const response = outcome.response;
         const code = response.status?.code ?? 200;
         metrics.requests.inc({ webhook, code: String(code) });
-        metrics.duration.observe({ webhook, kind: entry.kind, operation: entry.operation, allowed: String(response.allowed) }, reply.elapsedTime / 1000);
+        metrics.duration.observe(
+          { webhook, kind: entry.kind, operation: entry.operation, allowed: String(response.allowed) },
+          reply.elapsedTime / 1000,
+        );
         for (const rule of outcome.rules) metrics.denials.inc({ rule });
         // The line's level: a review refused for its body or envelope is a warning (kube-apiserver
         // never sends one); a denial, an error, a patch or a warning is info; a plain allowed
         // review is debug. Every decision is in kube-apiserver's audit log (auditAnnotations) and in
         // the metrics above, so at info the log keeps what someone may act on, and a busy
         // landscape's stream of plain allowed reviews costs neither a line nor stdout.
-        const level = code === 400 || code === 415 ? 'warn' : !response.allowed || code !== 200 || response.patch || response.warnings ? 'info' : 'debug';
+        const level =
+          code === 400 || code === 415
+            ? 'warn'
+            : !response.allowed || code !== 200 || response.patch || response.warnings
+              ? 'info'
+              : 'debug';
         if (!admissionLog.isLevelEnabled(level)) return done();
         // Every warning, at debug level only: read from the outcome, never built otherwise.
-        const all = admissionLog.isLevelEnabled('debug') && outcome.judged.allWarnings.length > 0 ? outcome.judged.allWarnings : undefined;
+        const all =
+          admissionLog.isLevelEnabled('debug') && outcome.judged.allWarnings.length > 0
+            ? outcome.judged.allWarnings
+            : undefined;
         const line: AdmissionLine = {
           reqId: identity.reqId,
           webhook: identity.webhook,

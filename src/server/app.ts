@@ -7,7 +7,14 @@ import type { Server as TlsServer } from 'node:tls';
 import { Server as NetServerClass, type AddressInfo, type Server as NetServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { ClusterState } from '../api/cluster-state.js';
 import { defaultConfig, type Config } from '../config.js';
@@ -16,7 +23,14 @@ import type { RuleId } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';
 import type { WarningCheck } from '../policy/warnings/index.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
-import { applyConnectionLimits, ConnectionGate, TLS_CIPHERS, tlsServerOptions, type ConnectionLimits, type HttpTimeouts } from './connections.js';
+import {
+  applyConnectionLimits,
+  ConnectionGate,
+  TLS_CIPHERS,
+  tlsServerOptions,
+  type ConnectionLimits,
+  type HttpTimeouts,
+} from './connections.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
 import { isPagePath, pagesElsewhere, type ProfilePagesOptions, registerProfilePages } from './ui.js';
@@ -82,7 +96,12 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   // Typed as fastify's logger so the instance keeps fastify's default logger type parameter.
   const fastifyLogger: FastifyBaseLogger = logger;
   const app = Fastify({
-    https: { ...contextOptions(material), ...tlsServerOptions(config.server), requestCert: mtls, rejectUnauthorized: mtls },
+    https: {
+      ...contextOptions(material),
+      ...tlsServerOptions(config.server),
+      requestCert: mtls,
+      rejectUnauthorized: mtls,
+    },
     loggerInstance: fastifyLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
@@ -117,18 +136,27 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   });
   app.setErrorHandler((err: FastifyError, req, reply) => answerError(err, req, reply, config.server.bodyLimitBytes));
   const pagesHere = config.server.ui.enabled && config.server.probePort === 0;
-  app.setNotFoundHandler((req, reply) => answerError(notFound(req, pagesHere ? undefined : config.server), req, reply, config.server.bodyLimitBytes));
+  app.setNotFoundHandler((req, reply) =>
+    answerError(notFound(req, pagesHere ? undefined : config.server), req, reply, config.server.bodyLimitBytes),
+  );
 
   registerAdmissionRoutes(app, {
     metrics,
     logger,
     bodyLimit: config.server.bodyLimitBytes,
-    context: () => ({ now: now(), config, state: opts.state, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}) }),
+    context: () => ({
+      now: now(),
+      config,
+      state: opts.state,
+      ...(opts.rules ? { rules: opts.rules } : {}),
+      ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}),
+    }),
   });
   registerProbes(app, readiness);
   if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
   // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
-  if (config.server.ui.enabled && config.server.probePort === 0) registerProfilePages(app, { state: opts.state, now, ...(opts.forecast ? { forecast: opts.forecast } : {}) });
+  if (config.server.ui.enabled && config.server.probePort === 0)
+    registerProfilePages(app, { state: opts.state, now, ...(opts.forecast ? { forecast: opts.forecast } : {}) });
 
   let watchdog: EventLoopWatchdog | undefined;
   app.addHook('onClose', (_app, done) => {
@@ -156,11 +184,21 @@ export function buildServer(opts: ServerOptions): WebhookServer {
  * requires client certificates, and the /profiles pages when they are on. `limits`: the
  * operator's `server` config (defaults otherwise).
  */
-export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookMetrics; logger: Logger; limits?: ConnectionLimits; pages?: ProfilePagesOptions }): FastifyInstance {
+export function buildProbeServer(opts: {
+  readiness: Readiness;
+  metrics: WebhookMetrics;
+  logger: Logger;
+  limits?: ConnectionLimits;
+  pages?: ProfilePagesOptions;
+}): FastifyInstance {
   const fastifyLogger: FastifyBaseLogger = opts.logger;
   // forceCloseConnections: a browser on the /profiles pages keeps connections open (idle or
   // preconnected), which would hold the stop until the grace period ends.
-  const app = Fastify({ loggerInstance: fastifyLogger, logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: true });
+  const app = Fastify({
+    loggerInstance: fastifyLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: true,
+  });
   limitConnections(app, opts.limits ?? defaultConfig().server, opts.metrics, 'probes', opts.logger);
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
@@ -174,26 +212,42 @@ export function buildProbeServer(opts: { readiness: Readiness; metrics: WebhookM
 /** A 404; under /profiles on a server without the pages, it says where they are or how to turn them on. */
 function notFound(req: FastifyRequest, noPages: Parameters<typeof pagesElsewhere>[0] | undefined): WebhookError {
   const err = webhookError('NOT_FOUND', req.method, req.url);
-  return noPages && isPagePath(req.url) ? new WebhookError('NOT_FOUND', `${err.message}: ${pagesElsewhere(noPages)}`) : err;
+  return noPages && isPagePath(req.url)
+    ? new WebhookError('NOT_FOUND', `${err.message}: ${pagesElsewhere(noPages)}`)
+    : err;
 }
 
-function limitConnections(app: FastifyInstance, limits: ConnectionLimits, metrics: WebhookMetrics, name: 'webhook' | 'probes', logger: Logger): ConnectionGate {
+function limitConnections(
+  app: FastifyInstance,
+  limits: ConnectionLimits,
+  metrics: WebhookMetrics,
+  name: 'webhook' | 'probes',
+  logger: Logger,
+): ConnectionGate {
   const server = app.server as unknown as NetServer & HttpTimeouts;
   applyConnectionLimits(server, limits);
   return new ConnectionGate(server, limits.maxConnections, {
     dropped: () => {
       metrics.droppedConnections.inc({ server: name });
-      logger.debug({ server: name, maxConnections: limits.maxConnections }, 'connection dropped: too many open, none idle');
+      logger.debug(
+        { server: name, maxConnections: limits.maxConnections },
+        'connection dropped: too many open, none idle',
+      );
     },
     evicted: (idleMs) => {
       metrics.evictedConnections.inc({ server: name });
-      logger.debug({ server: name, maxConnections: limits.maxConnections, idleMs: Math.round(idleMs) }, 'idle connection closed to make room for a new one');
+      logger.debug(
+        { server: name, maxConnections: limits.maxConnections, idleMs: Math.round(idleMs) },
+        'idle connection closed to make room for a new one',
+      );
     },
   });
 }
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: WebhookMetrics): void {
-  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
 }
 
 export function urlOf(scheme: 'http' | 'https', app: FastifyInstance): string {
@@ -221,12 +275,19 @@ function toWebhookError(err: FastifyError, req: FastifyRequest, bodyLimit: numbe
   return webhookError('INTERNAL', err.message);
 }
 
-function answerError(err: FastifyError | WebhookError, req: FastifyRequest, reply: FastifyReply, bodyLimit: number): FastifyReply {
+function answerError(
+  err: FastifyError | WebhookError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  bodyLimit: number,
+): FastifyReply {
   const coded = toWebhookError(err, req, bodyLimit);
   const fields = { code: coded.code, status: coded.statusCode, method: loggable(req.method), url: loggable(req.url) };
   if (coded.statusCode >= 500) req.log.error({ ...fields, err }, coded.message);
   else req.log.warn(fields, coded.message);
-  return reply.code(coded.statusCode).send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });
+  return reply
+    .code(coded.statusCode)
+    .send({ statusCode: coded.statusCode, code: coded.code, error: coded.reason, message: coded.message });
 }
 
 /**
@@ -250,7 +311,13 @@ const DRAIN_POLL_MS = 25;
  * DRAIN_IDLE_CLOSE_MS since the signal, never while a request is on them. What is still open
  * `graceMs` after the listener closed is cut.
  */
-async function drain(app: FastifyInstance, readiness: Readiness, connections: ConnectionGate, { graceMs, delayMs }: { graceMs: number; delayMs: number }, logger: Logger): Promise<{ drained: boolean }> {
+async function drain(
+  app: FastifyInstance,
+  readiness: Readiness,
+  connections: ConnectionGate,
+  { graceMs, delayMs }: { graceMs: number; delayMs: number },
+  logger: Logger,
+): Promise<{ drained: boolean }> {
   readiness.shuttingDown = true;
   const signalled = performance.now();
   if (delayMs > 0) await sleep(delayMs);
@@ -258,7 +325,10 @@ async function drain(app: FastifyInstance, readiness: Readiness, connections: Co
   // once, resetting a request its client is sending on one.
   const server = app.server as unknown as NetServer;
   const listenerClosed = new Promise<void>((resolve) => closeListener(server, () => resolve()));
-  logger.info({ open: connections.size, idle: connections.idle }, 'no new connections: answering every request that has arrived, with Connection: close');
+  logger.info(
+    { open: connections.size, idle: connections.idle },
+    'no new connections: answering every request that has arrived, with Connection: close',
+  );
   const deadline = performance.now() + graceMs;
   let drained = true;
   while (connections.closeIdle(DRAIN_IDLE_CLOSE_MS, signalled) > 0) {

@@ -12,7 +12,12 @@ import type { Config } from '../config.js';
 
 export type ConnectionLimits = Pick<
   Config['server'],
-  'maxConnections' | 'tlsHandshakeTimeoutSeconds' | 'headersTimeoutSeconds' | 'requestTimeoutSeconds' | 'keepAliveTimeoutSeconds' | 'connectionCheckIntervalSeconds'
+  | 'maxConnections'
+  | 'tlsHandshakeTimeoutSeconds'
+  | 'headersTimeoutSeconds'
+  | 'requestTimeoutSeconds'
+  | 'keepAliveTimeoutSeconds'
+  | 'connectionCheckIntervalSeconds'
 >;
 
 const ms = (seconds: number) => Math.max(1, Math.round(seconds * 1000));

@@ -10,11 +10,18 @@ import type { ForecastRefresher, VersionCounts } from './forecast-refresh.js';
  */
 export const MAX_SERIES = 500;
 
-export function registerForecastMetrics(registry: Registry, refresher: Pick<ForecastRefresher, 'latest' | 'since'>, now: () => number = Date.now): void {
+export function registerForecastMetrics(
+  registry: Registry,
+  refresher: Pick<ForecastRefresher, 'latest' | 'since'>,
+  now: () => number = Date.now,
+): void {
   const registers = [registry];
   const labelNames = ['profile', 'image', 'version'] as const;
   // Capped once per forecast, not once per gauge and scrape.
-  let memo: { of: VersionCounts[] | undefined; rows: { kept: VersionCounts[]; left: number } } = { of: undefined, rows: { kept: [], left: 0 } };
+  let memo: { of: VersionCounts[] | undefined; rows: { kept: VersionCounts[]; left: number } } = {
+    of: undefined,
+    rows: { kept: [], left: 0 },
+  };
   const rows = () => {
     const all = refresher.latest()?.byVersion;
     if (all !== memo.of) memo = { of: all, rows: capped(all ?? []) };

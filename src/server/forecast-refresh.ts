@@ -129,7 +129,15 @@ export class ForecastRefresher {
       list.sort(byKey);
     }
     busy += this.clock() - slice;
-    this.last = { at, until, durationMs: this.clock() - start, busyMs: busy, byVersion: tally.versions(), byProfile: tally.profiles, chains };
+    this.last = {
+      at,
+      until,
+      durationMs: this.clock() - start,
+      busyMs: busy,
+      byVersion: tally.versions(),
+      byProfile: tally.profiles,
+      chains,
+    };
     return this.last;
   }
 }
@@ -145,14 +153,23 @@ class Tally {
     const seen = { forced7d: new Set<string>(), forced30d: new Set<string>(), failing: new Set<string>() };
     for (const e of events) {
       const key = `${profile}\u0000${versionKey(e.kind, e.image, e.version)}`;
-      if (!this.rows.has(key)) this.rows.set(key, { profile, image: e.image ?? '', version: e.version, forced7d: 0, forced30d: 0, failing: 0 });
+      if (!this.rows.has(key))
+        this.rows.set(key, {
+          profile,
+          image: e.image ?? '',
+          version: e.version,
+          forced7d: 0,
+          forced30d: 0,
+          failing: 0,
+        });
       if (e.event.failure) seen.failing.add(key);
       else if (e.event.mode === 'forced' && e.event.at < this.now + 30 * DAY_MS) {
         seen.forced30d.add(key);
         if (e.event.at < this.now + 7 * DAY_MS) seen.forced7d.add(key);
       }
     }
-    for (const field of ['forced7d', 'forced30d', 'failing'] as const) for (const key of seen[field]) this.rows.get(key)![field]++;
+    for (const field of ['forced7d', 'forced30d', 'failing'] as const)
+      for (const key of seen[field]) this.rows.get(key)![field]++;
     const p = this.profiles.get(profile) ?? { forced30d: 0, failing: 0 };
     p.forced30d += seen.forced30d.size > 0 ? 1 : 0;
     p.failing += seen.failing.size > 0 ? 1 : 0;

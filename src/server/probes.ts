@@ -46,6 +46,9 @@ export function registerProbes(app: FastifyInstance, readiness: Readiness): void
   app.get('/readyz', (_req, reply) => {
     const reasons = readiness.reasons();
     if (reasons.length === 0) return reply.type('text/plain').send('ok');
-    return reply.code(503).type('text/plain').send(`not ready: ${reasons.join('; ')}`);
+    return reply
+      .code(503)
+      .type('text/plain')
+      .send(`not ready: ${reasons.join('; ')}`);
   });
 }

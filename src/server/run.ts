@@ -49,7 +49,8 @@ export class StateSourceError extends Error {
 }
 
 /** The denial every request that needs the state gets under `--without-cluster-state`. */
-export const WITHOUT_STATE_REASON = 'the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
+export const WITHOUT_STATE_REASON =
+  'the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
 
 interface StateHandle {
   state: ClusterState;
@@ -64,18 +65,32 @@ async function openState(opts: RunOptions, metrics: WebhookMetrics): Promise<Sta
   const { config, logger } = opts;
   const none = () => Promise.resolve();
   if (opts.withoutClusterState) {
-    if (opts.stateFiles.length > 0) throw new StateSourceError('--state and --without-cluster-state contradict each other: give one of them');
+    if (opts.stateFiles.length > 0)
+      throw new StateSourceError('--state and --without-cluster-state contradict each other: give one of them');
     const state = new ClusterIndex(true);
     state.reportNotReadyBy(() => WITHOUT_STATE_REASON);
     logger.warn(
       { withoutClusterState: true },
       'RUNNING WITHOUT CLUSTER STATE (--without-cluster-state): the webhook cannot see which versions Shoots run or which profiles exist, so it DENIES every request that needs them (version removals, profile deletions, NamespacedCloudProfiles, Shoots) and judges only what needs no state',
     );
-    return { state, source: 'none (--without-cluster-state): requests that need it are denied', readinessWaits: false, stop: none };
+    return {
+      state,
+      source: 'none (--without-cluster-state): requests that need it are denied',
+      readinessWaits: false,
+      stop: none,
+    };
   }
   if (opts.stateFiles.length > 0) {
     const state = await loadStaticState(opts.stateFiles);
-    logger.info({ files: opts.stateFiles, shoots: state.count('Shoot'), cloudProfiles: state.count('CloudProfile'), namespacedCloudProfiles: state.count('NamespacedCloudProfile') }, 'static cluster state loaded');
+    logger.info(
+      {
+        files: opts.stateFiles,
+        shoots: state.count('Shoot'),
+        cloudProfiles: state.count('CloudProfile'),
+        namespacedCloudProfiles: state.count('NamespacedCloudProfile'),
+      },
+      'static cluster state loaded',
+    );
     return { state, source: `files (--state ${opts.stateFiles.join(', ')})`, readinessWaits: true, stop: none };
   }
   if (!config.cluster.enabled) {
@@ -116,7 +131,12 @@ function logMode(config: Config, source: string, logger: Logger): void {
   const adopt = (lifecycle as { adoptExisting?: unknown }).adoptExisting === true;
   const onOff = (b: boolean) => (b ? 'on' : 'off');
   logger.info(
-    { featureGates: { VersionClassificationLifecycle: gate }, lifecycleDefaulting: lifecycle.enabled, adoptExisting: adopt, stateSource: source },
+    {
+      featureGates: { VersionClassificationLifecycle: gate },
+      lifecycleDefaulting: lifecycle.enabled,
+      adoptExisting: adopt,
+      stateSource: source,
+    },
     `mode: feature gate VersionClassificationLifecycle ${onOff(gate)} (must match the landscape's gardener-apiserver), ` +
       `lifecycle defaulting ${onOff(lifecycle.enabled)}, adoption of existing versions ${onOff(adopt)}, cluster state from ${source}`,
   );
@@ -125,19 +145,37 @@ function logMode(config: Config, source: string, logger: Logger): void {
 async function openCertificates(opts: RunOptions): Promise<{ source: CertificateSource; devCA?: string }> {
   const { tls, certReloadIntervalSeconds } = opts.config.server;
   if (tls.selfManaged.enabled) {
-    if (tls.certFile || tls.keyFile || tls.clientCAFile) throw new ConfigError('server.tls: selfManaged.enabled excludes certFile, keyFile and clientCAFile; use one or the other');
+    if (tls.certFile || tls.keyFile || tls.clientCAFile)
+      throw new ConfigError(
+        'server.tls: selfManaged.enabled excludes certFile, keyFile and clientCAFile; use one or the other',
+      );
     // Loaded only here: the X.509 library and the Kubernetes client.
     const { openSelfManagedSource } = await import('./tls/self-managed-source.js');
     return { source: await openSelfManagedSource(opts.config, opts.logger.child({ component: 'certificates' })) };
   }
-  if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) throw new ConfigError('server.tls: certFile and keyFile go together; set both, or neither for a self-signed dev certificate');
+  if (Boolean(tls.certFile) !== Boolean(tls.keyFile))
+    throw new ConfigError(
+      'server.tls: certFile and keyFile go together; set both, or neither for a self-signed dev certificate',
+    );
   const pollIntervalMs = certReloadIntervalSeconds * 1000;
   const clientCAFile = tls.clientCAFile || undefined;
   if (tls.certFile) {
-    return { source: await FileCertificateSource.open({ certFile: tls.certFile, keyFile: tls.keyFile, ...(clientCAFile ? { clientCAFile } : {}), pollIntervalMs }) };
+    return {
+      source: await FileCertificateSource.open({
+        certFile: tls.certFile,
+        keyFile: tls.keyFile,
+        ...(clientCAFile ? { clientCAFile } : {}),
+        pollIntervalMs,
+      }),
+    };
   }
   const dev = await writeDevCertificates(opts.devCertDir);
-  const source = await FileCertificateSource.open({ certFile: dev.certFile, keyFile: dev.keyFile, ...(clientCAFile ? { clientCAFile } : {}), pollIntervalMs });
+  const source = await FileCertificateSource.open({
+    certFile: dev.certFile,
+    keyFile: dev.keyFile,
+    ...(clientCAFile ? { clientCAFile } : {}),
+    pollIntervalMs,
+  });
   return { source, devCA: dev.caFile };
 }
 
@@ -158,15 +196,30 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   }
   const { source, devCA } = certificates;
   // The fleet forecast behind the forecast gauges and the /profiles counts, off the admission path.
-  const forecast = opts.withoutClusterState ? undefined : new ForecastRefresher({ state: cluster.state, now: Date.now });
+  const forecast = opts.withoutClusterState
+    ? undefined
+    : new ForecastRefresher({ state: cluster.state, now: Date.now });
   if (forecast) registerForecastMetrics(metrics.registry, forecast);
   forecast?.start();
-  const server = buildServer({ config, state: cluster.state, certificates: source, logger, metrics, serveMetrics: config.server.probePort === 0, ...(forecast ? { forecast } : {}) });
+  const server = buildServer({
+    config,
+    state: cluster.state,
+    certificates: source,
+    logger,
+    metrics,
+    serveMetrics: config.server.probePort === 0,
+    ...(forecast ? { forecast } : {}),
+  });
   server.readiness.waitsForState = cluster.readinessWaits;
   trackCertificateExpiry(metrics.certificateExpiry, source);
   if (source.notReadyReason) server.readiness.conditions.push(() => source.notReadyReason?.());
-  const pages = config.server.ui.enabled ? { pages: { state: cluster.state, now: Date.now, ...(forecast ? { forecast } : {}) } } : {};
-  const probes = config.server.probePort > 0 ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server, ...pages }) : undefined;
+  const pages = config.server.ui.enabled
+    ? { pages: { state: cluster.state, now: Date.now, ...(forecast ? { forecast } : {}) } }
+    : {};
+  const probes =
+    config.server.probePort > 0
+      ? buildProbeServer({ readiness: server.readiness, metrics, logger, limits: config.server, ...pages })
+      : undefined;
 
   let url: string;
   try {
@@ -174,13 +227,26 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     await probes?.listen({ host: config.server.host, port: config.server.probePort });
   } catch (err) {
     await Promise.allSettled([server.app.close(), probes?.close(), source.close(), forecast?.stop(), cluster.stop()]);
-    throw new ListenError(`cannot listen on ${config.server.host}:${config.server.port}${probes ? ` (probes: ${config.server.probePort})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ListenError(
+      `cannot listen on ${config.server.host}:${config.server.port}${probes ? ` (probes: ${config.server.probePort})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const probeUrl = probes ? urlOf('http', probes) : undefined;
   if (!probes && !mtlsOf(source)) {
-    logger.warn({ probePort: 0 }, 'server.probePort is 0: /metrics is served on the webhook port without authentication (set server.tls.clientCAFile, or a probe port)');
+    logger.warn(
+      { probePort: 0 },
+      'server.probePort is 0: /metrics is served on the webhook port without authentication (set server.tls.clientCAFile, or a probe port)',
+    );
   }
-  logger.info({ url, ...(probeUrl ? { probeUrl } : {}), ready: server.readiness.ready, mtls: source.current().clientCA !== undefined }, 'webhook listening');
+  logger.info(
+    {
+      url,
+      ...(probeUrl ? { probeUrl } : {}),
+      ready: server.readiness.ready,
+      mtls: source.current().clientCA !== undefined,
+    },
+    'webhook listening',
+  );
   if (devCA) {
     const ca = relative(process.cwd(), devCA) || devCA;
     logger.info(

@@ -64,31 +64,61 @@ interface PageRequest {
 export function registerProfilePages(app: FastifyInstance, opts: ProfilePagesOptions): void {
   const budget = new RenderBudget(opts.monotonic ?? (() => performance.now()));
   // HEAD comes with every GET route (fastify's exposeHeadRoutes); everything else is refused.
-  app.get('/profiles', (_req, reply) => whenSynced(opts.state, reply, () => sendHtml(reply, renderIndexPage(opts.state, opts.forecast?.latest(), opts.now()))));
-  app.get<PageRequest>('/profiles/:name', (req, reply) => whenSynced(opts.state, reply, () => profilePage(req, reply, opts, budget, opts.state.cloudProfile(req.params.name!))));
+  app.get('/profiles', (_req, reply) =>
+    whenSynced(opts.state, reply, () =>
+      sendHtml(reply, renderIndexPage(opts.state, opts.forecast?.latest(), opts.now())),
+    ),
+  );
+  app.get<PageRequest>('/profiles/:name', (req, reply) =>
+    whenSynced(opts.state, reply, () =>
+      profilePage(req, reply, opts, budget, opts.state.cloudProfile(req.params.name!)),
+    ),
+  );
   app.get<PageRequest>('/profiles/:namespace/:name', (req, reply) =>
-    whenSynced(opts.state, reply, () => profilePage(req, reply, opts, budget, opts.state.namespacedCloudProfile(req.params.namespace!, req.params.name!))),
+    whenSynced(opts.state, reply, () =>
+      profilePage(req, reply, opts, budget, opts.state.namespacedCloudProfile(req.params.namespace!, req.params.name!)),
+    ),
   );
   for (const url of PATHS) {
-    app.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler: (_req, reply) => sendText(reply.header('allow', 'GET, HEAD'), 405, 'read-only: GET or HEAD') });
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url,
+      handler: (_req, reply) => sendText(reply.header('allow', 'GET, HEAD'), 405, 'read-only: GET or HEAD'),
+    });
   }
 }
 
 function whenSynced(state: ClusterState, reply: FastifyReply, page: () => FastifyReply): FastifyReply {
   // An unsynced cache would draw a landscape with Shoots missing; say so instead.
-  if (!state.synced) return sendText(reply, 503, `cluster state not synced${state.notReadyReason ? `: ${state.notReadyReason}` : ''}`);
+  if (!state.synced)
+    return sendText(reply, 503, `cluster state not synced${state.notReadyReason ? `: ${state.notReadyReason}` : ''}`);
   return page();
 }
 
-function profilePage(req: FastifyRequest<PageRequest>, reply: FastifyReply, opts: ProfilePagesOptions, budget: RenderBudget, profile: CloudProfile | NamespacedCloudProfile | undefined): FastifyReply {
+function profilePage(
+  req: FastifyRequest<PageRequest>,
+  reply: FastifyReply,
+  opts: ProfilePagesOptions,
+  budget: RenderBudget,
+  profile: CloudProfile | NamespacedCloudProfile | undefined,
+): FastifyReply {
   const key = [req.params.namespace, req.params.name].filter((p) => p !== undefined).join('/');
-  if (!profile) return sendText(reply, 404, `no ${req.params.namespace === undefined ? 'CloudProfile' : 'NamespacedCloudProfile'} "${key}" in the cluster state`);
+  if (!profile)
+    return sendText(
+      reply,
+      404,
+      `no ${req.params.namespace === undefined ? 'CloudProfile' : 'NamespacedCloudProfile'} "${key}" in the cluster state`,
+    );
   const cacheKey = JSON.stringify([req.params.namespace ?? null, key, req.query.from ?? null, req.query.to ?? null]);
   const cached = budget.cached(cacheKey);
   if (cached !== undefined) return sendHtml(reply, cached);
   const wait = budget.waitMs();
   if (wait > 0) {
-    return sendText(reply.header('retry-after', String(Math.ceil(wait / 1000))), 503, 'busy: pages are built at most a fifth of the time, so that admission reviews are never delayed; retry shortly');
+    return sendText(
+      reply.header('retry-after', String(Math.ceil(wait / 1000))),
+      503,
+      'busy: pages are built at most a fifth of the time, so that admission reviews are never delayed; retry shortly',
+    );
   }
   const now = opts.now();
   let window: TimelineWindow;
@@ -104,7 +134,10 @@ function profilePage(req: FastifyRequest<PageRequest>, reply: FastifyReply, opts
   }
   try {
     const forecast = opts.forecast ? (opts.forecast.latest() ?? 'pending') : undefined;
-    return sendHtml(reply, budget.build(cacheKey, () => renderProfilesPage([profile], opts.state, now, window, forecast)));
+    return sendHtml(
+      reply,
+      budget.build(cacheKey, () => renderProfilesPage([profile], opts.state, now, window, forecast)),
+    );
   } catch (err) {
     if (err instanceof MissingParentError) return sendText(reply, 404, err.message);
     throw err;

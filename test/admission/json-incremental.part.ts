@@ -4,7 +4,13 @@
 // paths (big containers opened, members cut at commas, merged) many times over.
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { decodeBody, decodeBodyIncrementally, decodeEncodedBody, INCREMENTAL_BODY_BYTES, nestsDeeperThan } from '../../src/admission/body.js';
+import {
+  decodeBody,
+  decodeBodyIncrementally,
+  decodeEncodedBody,
+  INCREMENTAL_BODY_BYTES,
+  nestsDeeperThan,
+} from '../../src/admission/body.js';
 import { parseIncrementally, type IncrementalResult } from '../../src/admission/json-incremental.js';
 import { MAX_NESTING_DEPTH } from '../../src/admission/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
@@ -21,8 +27,55 @@ function prng(seed: number): () => number {
   };
 }
 
-const NUMBERS = ['0', '-0', '1', '-1', '0.5', '-0.0', '1e400', '-1e400', '1E+2', '1e-400', '123456789012345678901234567890', '9007199254740993', '0.1', '2.5e-3', '1.7976931348623157e308', '5e-324', '-123.456e+78'];
-const STRINGS = ['', 'a', 'key', '__proto__', 'constructor', 'prototype', 'toString', '0', '1', '10', '-1', '4294967295', 'ü', '世界', '😀', '\\"', '\\\\', '\\/', '\\b\\f\\n\\r\\t', '\\u0000', '\\u00e9', '\\uD83D\\uDE00', '\\uD800', '\\uDFFF', '\\u005f_proto__', 'a,b', 'x]}{[', ' : , '];
+const NUMBERS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '0.5',
+  '-0.0',
+  '1e400',
+  '-1e400',
+  '1E+2',
+  '1e-400',
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '0.1',
+  '2.5e-3',
+  '1.7976931348623157e308',
+  '5e-324',
+  '-123.456e+78',
+];
+const STRINGS = [
+  '',
+  'a',
+  'key',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  '0',
+  '1',
+  '10',
+  '-1',
+  '4294967295',
+  'ü',
+  '世界',
+  '😀',
+  '\\"',
+  '\\\\',
+  '\\/',
+  '\\b\\f\\n\\r\\t',
+  '\\u0000',
+  '\\u00e9',
+  '\\uD83D\\uDE00',
+  '\\uD800',
+  '\\uDFFF',
+  '\\u005f_proto__',
+  'a,b',
+  'x]}{[',
+  ' : , ',
+];
 const SPACES = ['', ' ', '\n', '\t', '\r\n  '];
 
 /** A random JSON text (strings are written as their JSON source: escapes stay escapes). */
@@ -57,14 +110,19 @@ function generateSmall(rand: () => number, maxDepth: number): string {
 
 /** Deep equality that also checks key order, prototypes and -0. */
 function same(a: unknown, b: unknown, path = '$'): string | undefined {
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b) ? undefined : `${path}: ${String(a)} vs ${String(b)}`;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return Object.is(a, b) ? undefined : `${path}: ${String(a)} vs ${String(b)}`;
   if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs object`;
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: prototype`;
   const ka = Reflect.ownKeys(a);
   const kb = Reflect.ownKeys(b);
   if (ka.join('\u0000') !== kb.join('\u0000')) return `${path}: keys ${ka.join(',')} vs ${kb.join(',')}`;
   for (const k of ka) {
-    const d = same((a as Record<string | symbol, unknown>)[k], (b as Record<string | symbol, unknown>)[k], `${path}.${String(k)}`);
+    const d = same(
+      (a as Record<string | symbol, unknown>)[k],
+      (b as Record<string | symbol, unknown>)[k],
+      `${path}.${String(k)}`,
+    );
     if (d) return d;
   }
   return undefined;
@@ -105,7 +163,9 @@ async function check(text: string, batchChars: number, yields = true): Promise<s
 
 function mutate(rand: () => number, text: string): string {
   const at = Math.floor(rand() * (text.length + 1));
-  const junk = ['', ',', ']', '}', '[', '{', ':', '"', '\\', 'x', '\u0001', ' ', '1', '-', '.', 'e', 'tru', ',]', ',}'][Math.floor(rand() * 19)]!;
+  const junk = ['', ',', ']', '}', '[', '{', ':', '"', '\\', 'x', '\u0001', ' ', '1', '-', '.', 'e', 'tru', ',]', ',}'][
+    Math.floor(rand() * 19)
+  ]!;
   switch (Math.floor(rand() * 4)) {
     case 0:
       return text.slice(0, at); // truncated
@@ -161,16 +221,60 @@ t.test('invalid texts are refused, as JSON.parse refuses them', async (t) => {
 
 t.test('edge cases', async (t) => {
   const cases = [
-    '[]', '{}', '[ ]', '{ }', '[1,]', '{"a":1,}', '[,1]', '{,"a":1}', '[1 2]', '{"a" 1}', '{"a":1 "b":2}', '{1:2}', '[1]]', '[[1]', '[1}', '{"a":1]',
-    '  [1, 2]  ', '[1] x', '[1][2]', '"x"', ' 1 ', '', ' ', 'nul', '[01]', '[1.]', '[.5]', '[-]', '[1e]', '["\u0001"]', '["\\x"]', '["\\u12"]', '["a]',
-    '{"__proto__":{"a":1}}', '{"a":{"__proto__":[]},"b":[{"constructor":{"prototype":1}}]}', '{"\\u005f_proto__":1}', '{"constructor":{"prototype":1},"constructor":2}',
-    '{"a":1,"b":2,"a":3}', '{"1":1,"0":0,"b":1,"a":2}', `${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}`, `${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}`,
-    `${'['.repeat(MAX_DEPTH + 1)}x`, `["${'['.repeat(50)}"]`, `[1, ${' '.repeat(100)}]`, `[${' '.repeat(100)}]`, `{${' '.repeat(100)}}`, `[${' '.repeat(100)},]`,
+    '[]',
+    '{}',
+    '[ ]',
+    '{ }',
+    '[1,]',
+    '{"a":1,}',
+    '[,1]',
+    '{,"a":1}',
+    '[1 2]',
+    '{"a" 1}',
+    '{"a":1 "b":2}',
+    '{1:2}',
+    '[1]]',
+    '[[1]',
+    '[1}',
+    '{"a":1]',
+    '  [1, 2]  ',
+    '[1] x',
+    '[1][2]',
+    '"x"',
+    ' 1 ',
+    '',
+    ' ',
+    'nul',
+    '[01]',
+    '[1.]',
+    '[.5]',
+    '[-]',
+    '[1e]',
+    '["\u0001"]',
+    '["\\x"]',
+    '["\\u12"]',
+    '["a]',
+    '{"__proto__":{"a":1}}',
+    '{"a":{"__proto__":[]},"b":[{"constructor":{"prototype":1}}]}',
+    '{"\\u005f_proto__":1}',
+    '{"constructor":{"prototype":1},"constructor":2}',
+    '{"a":1,"b":2,"a":3}',
+    '{"1":1,"0":0,"b":1,"a":2}',
+    `${'['.repeat(MAX_DEPTH)}${']'.repeat(MAX_DEPTH)}`,
+    `${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}`,
+    `${'['.repeat(MAX_DEPTH + 1)}x`,
+    `["${'['.repeat(50)}"]`,
+    `[1, ${' '.repeat(100)}]`,
+    `[${' '.repeat(100)}]`,
+    `{${' '.repeat(100)}}`,
+    `[${' '.repeat(100)},]`,
   ];
-  for (const text of cases) for (const batch of [1, 4, 1000]) t.equal(await check(text, batch), undefined, `${JSON.stringify(text.slice(0, 40))} (batch ${batch})`);
+  for (const text of cases)
+    for (const batch of [1, 4, 1000])
+      t.equal(await check(text, batch), undefined, `${JSON.stringify(text.slice(0, 40))} (batch ${batch})`);
 });
 
-t.test('a big text yields between pieces and gives JSON.parse\'s value', async (t) => {
+t.test("a big text yields between pieces and gives JSON.parse's value", async (t) => {
   const rand = prng(99);
   const items = Array.from({ length: 2000 }, () => generate(rand, 0, 3));
   const text = `{"items":[${items.join(',')}],"map":{${items.map((v, i) => `"k${i % 1500}":${v}`).join(',')}}}`;
@@ -201,14 +305,26 @@ t.test('a big body is answered as decodeBody answers it', async (t) => {
     ['a prototype key among the annotations', big('h').replace('"v7"', '"v7","__proto__":"x"')],
     ['an escaped prototype key', big('h').replace('"v7"', '"v7","\\u005f_proto__":{}')],
     ['constructor.prototype', big('h').replace('"v7"', '"v7","constructor":{"prototype":{}}')],
-    ['constructor.prototype, overwritten', big('h').replace('"v7"', '"v7","constructor":{"prototype":{}},"constructor":1')],
+    [
+      'constructor.prototype, overwritten',
+      big('h').replace('"v7"', '"v7","constructor":{"prototype":{}},"constructor":1'),
+    ],
     ['a prototype key, then truncated', big('h').replace('"metadata":{', '"metadata":{"__proto__":{},').slice(0, -3)],
     ['v1beta1', big('i').replace('admission.k8s.io/v1', 'admission.k8s.io/v1beta1')],
     ['v1beta1, truncated', big('i').replace('admission.k8s.io/v1', 'admission.k8s.io/v1beta1').slice(0, -3)],
     ['no uid', big('x').replace('"uid":"x",', '')],
-    ['not UTF-8', Buffer.concat([Buffer.from(big('j').slice(0, 300)), Buffer.from([0xff]), Buffer.from(big('j').slice(300))])],
-    ['not UTF-8 in the uid', Buffer.from(big('k\uFFFD')).fill(0xff, big('').indexOf('"uid":"') + 8, big('').indexOf('"uid":"') + 9)],
-    ['not UTF-8, truncated', Buffer.concat([Buffer.from(big('l').slice(0, 300)), Buffer.from([0xff]), Buffer.from(big('l').slice(300, -3))])],
+    [
+      'not UTF-8',
+      Buffer.concat([Buffer.from(big('j').slice(0, 300)), Buffer.from([0xff]), Buffer.from(big('j').slice(300))]),
+    ],
+    [
+      'not UTF-8 in the uid',
+      Buffer.from(big('k\uFFFD')).fill(0xff, big('').indexOf('"uid":"') + 8, big('').indexOf('"uid":"') + 9),
+    ],
+    [
+      'not UTF-8, truncated',
+      Buffer.concat([Buffer.from(big('l').slice(0, 300)), Buffer.from([0xff]), Buffer.from(big('l').slice(300, -3))]),
+    ],
     ['the wrong media type', big('m'), 'text/plain'],
   ];
   for (const [what, body, contentType = 'application/json'] of rows) {
@@ -217,10 +333,22 @@ t.test('a big body is answered as decodeBody answers it', async (t) => {
     const headers = { contentType, contentEncoding: undefined };
     const expected = decodeBody(bytes, headers);
     const got = await decodeBodyIncrementally(bytes, headers);
-    t.same(got.ok ? { ok: true, problems: got.problems, uid: got.review.request.uid } : got, expected.ok ? { ok: true, problems: expected.problems, uid: expected.review.request.uid } : expected, `${what}: ${expected.ok ? 'ok' : `${expected.error.code}, uid ${expected.identity?.uid}`}`);
+    t.same(
+      got.ok ? { ok: true, problems: got.problems, uid: got.review.request.uid } : got,
+      expected.ok ? { ok: true, problems: expected.problems, uid: expected.review.request.uid } : expected,
+      `${what}: ${expected.ok ? 'ok' : `${expected.error.code}, uid ${expected.identity?.uid}`}`,
+    );
     if (got.ok && expected.ok) t.equal(same(got.review, expected.review), undefined, `${what}: the same review`);
   }
   // An encoded body is refused, but its uid is read: past the threshold, incrementally too.
-  const encoded = await decodeEncodedBody(gzipSync(big('z').slice(0, -3)), { contentType: 'application/json', contentEncoding: 'gzip' }, 8 << 20);
-  t.match(encoded, { ok: false, error: { statusCode: 415 }, identity: { uid: 'z' } }, 'a big gzip body: refused with its uid');
+  const encoded = await decodeEncodedBody(
+    gzipSync(big('z').slice(0, -3)),
+    { contentType: 'application/json', contentEncoding: 'gzip' },
+    8 << 20,
+  );
+  t.match(
+    encoded,
+    { ok: false, error: { statusCode: 415 }, identity: { uid: 'z' } },
+    'a big gzip body: refused with its uid',
+  );
 });

@@ -17,7 +17,10 @@ function original(): CloudProfile {
 function defaulted(): CloudProfile {
   const p = original();
   p.metadata.annotations = { 'version-policy.gardener.cloud/managed-versions': '1.30.4,1.31.2' };
-  p.spec.kubernetes.versions[0]!.lifecycle = [{ classification: 'deprecated' }, { classification: 'expired', startTime: '2026-12-01T00:00:00Z' }];
+  p.spec.kubernetes.versions[0]!.lifecycle = [
+    { classification: 'deprecated' },
+    { classification: 'expired', startTime: '2026-12-01T00:00:00Z' },
+  ];
   p.spec.kubernetes.versions[1]!.lifecycle = [{ classification: 'supported' }];
   const image = p.spec.machineImages[0]!;
   image.updateStrategy = 'major';
@@ -30,8 +33,16 @@ t.test('the diff holds exactly the defaulted fields, with RFC 6901 escaping', as
   t.same(
     [...ops].sort((a, b) => a.path.localeCompare(b.path)),
     [
-      { op: 'add', path: '/metadata/annotations', value: { 'version-policy.gardener.cloud/managed-versions': '1.30.4,1.31.2' } },
-      { op: 'add', path: '/spec/kubernetes/versions/0/lifecycle', value: [{ classification: 'deprecated' }, { classification: 'expired', startTime: '2026-12-01T00:00:00Z' }] },
+      {
+        op: 'add',
+        path: '/metadata/annotations',
+        value: { 'version-policy.gardener.cloud/managed-versions': '1.30.4,1.31.2' },
+      },
+      {
+        op: 'add',
+        path: '/spec/kubernetes/versions/0/lifecycle',
+        value: [{ classification: 'deprecated' }, { classification: 'expired', startTime: '2026-12-01T00:00:00Z' }],
+      },
       { op: 'add', path: '/spec/kubernetes/versions/1/lifecycle', value: [{ classification: 'supported' }] },
       { op: 'add', path: '/spec/machineImages/0/updateStrategy', value: 'major' },
       { op: 'add', path: '/spec/machineImages/0/versions/0/architectures', value: ['amd64'] },
@@ -42,7 +53,11 @@ t.test('the diff holds exactly the defaulted fields, with RFC 6901 escaping', as
   withAnnotations.metadata.annotations = { keep: 'x' };
   const more = structuredClone(withAnnotations);
   more.metadata.annotations = { keep: 'x', 'a/b~c': 'y' };
-  t.same(jsonPatch(withAnnotations, more), [{ op: 'add', path: '/metadata/annotations/a~1b~0c', value: 'y' }], '/ and ~ in keys are escaped');
+  t.same(
+    jsonPatch(withAnnotations, more),
+    [{ op: 'add', path: '/metadata/annotations/a~1b~0c', value: 'y' }],
+    '/ and ~ in keys are escaped',
+  );
 });
 
 t.test('applied to the original, the patch yields the defaulted object', async (t) => {

@@ -12,33 +12,72 @@ t.test('a complete review decodes with no problems', async (t) => {
 });
 
 t.test('without an answerable envelope, the message says what is missing', async (t) => {
-  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), { ok: false, message: /request is missing/ });
-  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} }), { ok: false, message: /request\.uid is missing/ });
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), {
+    ok: false,
+    message: /request is missing/,
+  });
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: {} }), {
+    ok: false,
+    message: /request\.uid is missing/,
+  });
   t.match(decodeReview({ request: { uid: 'x' } }), { ok: false, message: /apiVersion is missing; kind is missing/ });
-  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'Other', request: { uid: 'x' } }), { ok: false, message: /kind must be "AdmissionReview"/ });
+  t.match(decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'Other', request: { uid: 'x' } }), {
+    ok: false,
+    message: /kind must be "AdmissionReview"/,
+  });
   t.match(decodeReview([]), { ok: false, message: /got an array/ });
 });
 
 t.test('past the uid, problems are collected rather than refused outright', async (t) => {
-  const d = decodeReview({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'x', kind: { kind: 'Shoot' }, userInfo: 'me' } });
+  const d = decodeReview({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'x', kind: { kind: 'Shoot' }, userInfo: 'me' },
+  });
   t.equal(d.ok, true);
-  t.same(d.ok && [...d.problems].sort(), ['request.kind.group is missing', 'request.kind.version is missing', 'request.operation is missing', 'request.userInfo must be object']);
+  t.same(d.ok && [...d.problems].sort(), [
+    'request.kind.group is missing',
+    'request.kind.version is missing',
+    'request.operation is missing',
+    'request.userInfo must be object',
+  ]);
 });
 
 t.test('a request maps onto a PolicyRequest with operation, names, dryRun and user', async (t) => {
   const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
-  const req = review({ operation: 'UPDATE', object: sh, oldObject: sh, dryRun: true, user: 'alice' }).request as unknown as AdmissionRequest;
+  const req = review({ operation: 'UPDATE', object: sh, oldObject: sh, dryRun: true, user: 'alice' })
+    .request as unknown as AdmissionRequest;
   t.same(toPolicyRequest(req), {
     outcome: 'policed',
-    request: { operation: 'UPDATE', kind: 'Shoot', name: 'dev', namespace: 'garden-dev', object: sh, oldObject: sh, dryRun: true, user: 'alice' },
+    request: {
+      operation: 'UPDATE',
+      kind: 'Shoot',
+      name: 'dev',
+      namespace: 'garden-dev',
+      object: sh,
+      oldObject: sh,
+      dryRun: true,
+      user: 'alice',
+    },
   });
-  const del = review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }) }).request as unknown as AdmissionRequest;
-  t.match(toPolicyRequest(del), { outcome: 'policed', request: { operation: 'DELETE', name: 'aws', oldObject: { kind: 'CloudProfile' } } });
-  t.notOk((toPolicyRequest(del) as { request: { object?: unknown } }).request.object, 'DELETE carries no object (kube-apiserver sends null)');
+  const del = review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }) })
+    .request as unknown as AdmissionRequest;
+  t.match(toPolicyRequest(del), {
+    outcome: 'policed',
+    request: { operation: 'DELETE', name: 'aws', oldObject: { kind: 'CloudProfile' } },
+  });
+  t.notOk(
+    (toPolicyRequest(del) as { request: { object?: unknown } }).request.object,
+    'DELETE carries no object (kube-apiserver sends null)',
+  );
 });
 
 t.test('only core.gardener.cloud kinds are policed; a same-named kind of another group is not', async (t) => {
-  const foreign = review({ operation: 'CREATE', object: shoot(), kind: { group: 'example.com', version: 'v1', kind: 'Shoot' } }).request as unknown as AdmissionRequest;
+  const foreign = review({
+    operation: 'CREATE',
+    object: shoot(),
+    kind: { group: 'example.com', version: 'v1', kind: 'Shoot' },
+  }).request as unknown as AdmissionRequest;
   t.match(toPolicyRequest(foreign), { outcome: 'unpoliced', warning: /example\.com\/v1 Shoot/ });
 });
 

@@ -1,12 +1,27 @@
 // FieldPath prints the paths Gardener's field.Path prints, and each constructor stamps its error type.
 import t from 'tap';
-import { duplicate, FieldPath, fieldPath, forbidden, invalid, notFound, notSupported, required } from '../../src/api/field.js';
+import {
+  duplicate,
+  FieldPath,
+  fieldPath,
+  forbidden,
+  invalid,
+  notFound,
+  notSupported,
+  required,
+} from '../../src/api/field.js';
 
 t.test('a path prints as Gardener prints it: names joined by dots, indexes in brackets', async (t) => {
   const versions = fieldPath('spec', 'kubernetes', 'versions');
   t.equal(String(versions), 'spec.kubernetes.versions');
-  t.equal(String(versions.index(3).child('lifecycle').index(1).child('classification')), 'spec.kubernetes.versions[3].lifecycle[1].classification');
-  t.equal(String(fieldPath('spec').child('machineImages').index(0).child('versions').index(12)), 'spec.machineImages[0].versions[12]');
+  t.equal(
+    String(versions.index(3).child('lifecycle').index(1).child('classification')),
+    'spec.kubernetes.versions[3].lifecycle[1].classification',
+  );
+  t.equal(
+    String(fieldPath('spec').child('machineImages').index(0).child('versions').index(12)),
+    'spec.machineImages[0].versions[12]',
+  );
   t.equal(fieldPath('status', 'cloudProfileSpec').toString(), 'status.cloudProfileSpec');
 });
 

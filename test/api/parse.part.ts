@@ -8,15 +8,22 @@ import { parsePolicedObject } from '../../src/api/parse.js';
 import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile, decide, image, namespacedProfile } from '../helpers/objects.js';
 
-const withExpiry = (expirationDate: string) => cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', classification: 'deprecated', expirationDate }] });
+const withExpiry = (expirationDate: string) =>
+  cloudProfile({ kubernetes: ['1.31.0', { version: '1.30.0', classification: 'deprecated', expirationDate }] });
 
 t.test('an expirationDate must be an RFC 3339 date-time, the first time and every time after', async (t) => {
   for (let round = 0; round < 2; round++) {
-    t.ok(parsePolicedObject('CloudProfile', withExpiry('2026-03-01T00:00:00Z')).ok, `a valid date-time (round ${round + 1})`);
+    t.ok(
+      parsePolicedObject('CloudProfile', withExpiry('2026-03-01T00:00:00Z')).ok,
+      `a valid date-time (round ${round + 1})`,
+    );
     for (const bad of ['2026-02-30T00:00:00Z', '2026-03-01', '2026-03-01T25:00:00Z', 'tomorrow']) {
       t.same(
         parsePolicedObject('CloudProfile', withExpiry(bad)),
-        { ok: false, errors: [{ field: 'spec.kubernetes.versions[1].expirationDate', message: 'must be an RFC 3339 timestamp' }] },
+        {
+          ok: false,
+          errors: [{ field: 'spec.kubernetes.versions[1].expirationDate', message: 'must be an RFC 3339 timestamp' }],
+        },
         `${bad} (round ${round + 1})`,
       );
     }
@@ -30,7 +37,11 @@ t.test('a NamespacedCloudProfile image entry may leave out its versions (an upda
   const d = decide({ operation: 'CREATE', object: ncp, state: [parent] });
   t.same(d.violations, [], 'and so does every rule');
   const merged = mergedProfileOf(ncp, staticState([parent]))!.merged;
-  t.same(merged.machineImages[0], { ...parent.spec.machineImages[0], updateStrategy: 'patch' }, "the merged image keeps the parent's versions with the NCP's strategy");
+  t.same(
+    merged.machineImages[0],
+    { ...parent.spec.machineImages[0], updateStrategy: 'patch' },
+    "the merged image keeps the parent's versions with the NCP's strategy",
+  );
 
   const own = namespacedProfile({ images: [{ name: 'custom', updateStrategy: 'major' }] });
   t.ok(parsePolicedObject('NamespacedCloudProfile', own).ok);
@@ -45,12 +56,17 @@ t.test('a CloudProfile image still needs versions', async (t) => {
   const profile = cloudProfile({ images: [image('gardenlinux', ['1592.1.0'])] });
   const missing = structuredClone(profile) as unknown as { spec: { machineImages: Array<Record<string, unknown>> } };
   delete missing.spec.machineImages[0]!.versions;
-  t.same(parsePolicedObject('CloudProfile', missing), { ok: false, errors: [{ field: 'spec.machineImages[0].versions', message: 'required field is missing' }] });
+  t.same(parsePolicedObject('CloudProfile', missing), {
+    ok: false,
+    errors: [{ field: 'spec.machineImages[0].versions', message: 'required field is missing' }],
+  });
   const empty = cloudProfile({ images: [{ name: 'gardenlinux', updateStrategy: 'major', versions: [] }] });
   t.ok(parsePolicedObject('CloudProfile', empty).ok, 'an empty list is well-formed');
   t.same(
     decide({ operation: 'CREATE', object: empty }).violations.map((v) => `${v.rule} ${v.field}: ${v.message}`),
-    ["MACHINE-IMAGES spec.machineImages[0].versions: must provide at least one version for the machine image 'gardenlinux'"],
+    [
+      "MACHINE-IMAGES spec.machineImages[0].versions: must provide at least one version for the machine image 'gardenlinux'",
+    ],
   );
 });
 

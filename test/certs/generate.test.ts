@@ -27,30 +27,52 @@ const read = (dir: string, file: string) => readFile(join(dir, file), 'utf8');
 function get(port: number, servername: string, ca?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     https
-      .get({ host: '127.0.0.1', port, path: '/', ca, servername: servername === '127.0.0.1' ? undefined : servername, timeout: 5000 }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(body));
-      })
+      .get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/',
+          ca,
+          servername: servername === '127.0.0.1' ? undefined : servername,
+          timeout: 5000,
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve(body));
+        },
+      )
       .on('error', reject);
   });
 }
 
-t.test('a client that trusts the generated CA reaches a server using the certificate, as localhost and as 127.0.0.1', async (t) => {
-  const dir = await generate(t);
-  const server = https.createServer({ cert: await read(dir, 'tls.crt'), key: await read(dir, 'tls.key'), minVersion: 'TLSv1.2' }, (_req, res) =>
-    res.end('ok'),
-  );
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  const ca = await read(dir, 'ca.crt');
-  t.equal(await get(port, 'localhost', ca), 'ok', 'verified as localhost');
-  t.equal(await get(port, '127.0.0.1', ca), 'ok', 'verified as 127.0.0.1');
-  await t.rejects(get(port, 'localhost'), /self.signed|unable to verify|certificate/i, 'a client without the CA refuses it');
-  await t.rejects(get(port, 'evil.example', ca), /altnames|does not match|Hostname/i, 'a name outside the SANs is refused');
-});
+t.test(
+  'a client that trusts the generated CA reaches a server using the certificate, as localhost and as 127.0.0.1',
+  async (t) => {
+    const dir = await generate(t);
+    const server = https.createServer(
+      { cert: await read(dir, 'tls.crt'), key: await read(dir, 'tls.key'), minVersion: 'TLSv1.2' },
+      (_req, res) => res.end('ok'),
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.teardown(() => server.close());
+    const { port } = server.address() as AddressInfo;
+    const ca = await read(dir, 'ca.crt');
+    t.equal(await get(port, 'localhost', ca), 'ok', 'verified as localhost');
+    t.equal(await get(port, '127.0.0.1', ca), 'ok', 'verified as 127.0.0.1');
+    await t.rejects(
+      get(port, 'localhost'),
+      /self.signed|unable to verify|certificate/i,
+      'a client without the CA refuses it',
+    );
+    await t.rejects(
+      get(port, 'evil.example', ca),
+      /altnames|does not match|Hostname/i,
+      'a name outside the SANs is refused',
+    );
+  },
+);
 
 t.test('the defaults cover localhost, 127.0.0.1 and the Service names; keys are private', async (t) => {
   const dir = await generate(t, ['-n', 'garden', '-s', 'vp']);
@@ -64,12 +86,16 @@ t.test('the defaults cover localhost, 127.0.0.1 and the Service names; keys are 
   t.notOk(leaf.ca, 'tls.crt is not');
   t.ok(leaf.verify(ca.publicKey), 'signed by the CA');
   t.match(leaf.keyUsage ?? [], ['1.3.6.1.5.5.7.3.1'], 'for server authentication');
-  for (const key of ['ca.key', 'tls.key']) t.equal((await stat(join(dir, key))).mode & 0o077, 0, `${key} is readable by its owner only`);
+  for (const key of ['ca.key', 'tls.key'])
+    t.equal((await stat(join(dir, key))).mode & 0o077, 0, `${key} is readable by its owner only`);
 });
 
 t.test('given hosts replace the defaults', async (t) => {
   const dir = await generate(t, ['webhook.example.internal', '10.1.2.3']);
-  t.equal(new X509Certificate(await read(dir, 'tls.crt')).subjectAltName, 'DNS:webhook.example.internal, IP Address:10.1.2.3');
+  t.equal(
+    new X509Certificate(await read(dir, 'tls.crt')).subjectAltName,
+    'DNS:webhook.example.internal, IP Address:10.1.2.3',
+  );
 });
 
 t.test('re-running renews the serving certificate under the same CA; --new-ca replaces the CA', async (t) => {
@@ -93,6 +119,10 @@ t.test('no private key is tracked by git, and the output directory is ignored', 
     (err: { code?: number; stdout?: string }) => (err.code === 1 ? '' : `git grep failed: ${String(err.code)}`),
   );
   t.equal(pem, '', 'no tracked file contains a private key');
-  const { stdout: ignored } = await run('git', ['check-ignore', '--no-index', 'certs/out/tls.key', 'certs/out/ca.key', 'anywhere/else.key'], { cwd: ROOT });
+  const { stdout: ignored } = await run(
+    'git',
+    ['check-ignore', '--no-index', 'certs/out/tls.key', 'certs/out/ca.key', 'anywhere/else.key'],
+    { cwd: ROOT },
+  );
   t.same(ignored.trim().split('\n'), ['certs/out/tls.key', 'certs/out/ca.key', 'anywhere/else.key']);
 });

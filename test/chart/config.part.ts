@@ -23,11 +23,16 @@ function withoutDefaults(node: unknown, inProperties = false): unknown {
 
 /** values.schema.json's `config`: the server's schema, minus defaults (values.yaml has them) and the chart-owned keys. */
 function expectedConfigSchema(): Record<string, unknown> {
-  const schema = withoutDefaults(configSchema) as { properties: { server: { properties: Record<string, unknown> }; cluster: { properties: Record<string, unknown> } } };
+  const schema = withoutDefaults(configSchema) as {
+    properties: { server: { properties: Record<string, unknown> }; cluster: { properties: Record<string, unknown> } };
+  };
   for (const key of CHART_OWNED_SERVER_KEYS) delete schema.properties.server.properties[key];
   // In a cluster the state comes from the informers: without them serve refuses to start (no state
   // source), and the chart has no --state to give, so the pod would only crash-loop.
-  schema.properties.cluster.properties.enabled = { const: true, description: 'Always true in the chart: the webhook reads Shoots and profiles through informers.' };
+  schema.properties.cluster.properties.enabled = {
+    const: true,
+    description: 'Always true in the chart: the webhook reads Shoots and profiles through informers.',
+  };
   return schema;
 }
 
@@ -37,7 +42,11 @@ t.test("values.schema.json checks config against the server's own schema", async
     valuesSchema.properties.config = expectedConfigSchema();
     writeFileSync(SCHEMA_FILE, `${JSON.stringify(valuesSchema, null, 2)}\n`);
   }
-  t.same(valuesSchema.properties.config, expectedConfigSchema(), 'out of date: run UPDATE_CHART_SCHEMA=1 npx tap test/chart/config.part.ts');
+  t.same(
+    valuesSchema.properties.config,
+    expectedConfigSchema(),
+    'out of date: run UPDATE_CHART_SCHEMA=1 npx tap test/chart/config.part.ts',
+  );
 });
 
 for (const values of [undefined, ...CI_VALUES]) {
@@ -47,11 +56,16 @@ for (const values of [undefined, ...CI_VALUES]) {
     const config = resolveConfig(raw, 'ConfigMap config.yaml');
     t.equal(config.server.host, '0.0.0.0', 'listens on the pod IP, not loopback');
     t.equal(config.server.port, 9443);
-    if (config.server.tls.selfManaged.enabled) t.match(config.server.tls, { certFile: '', keyFile: '' }, 'selfManaged: no certificate files');
+    if (config.server.tls.selfManaged.enabled)
+      t.match(config.server.tls, { certFile: '', keyFile: '' }, 'selfManaged: no certificate files');
     else t.match(config.server.tls, { certFile: /tls\.crt$/, keyFile: /tls\.key$/ });
     t.equal(config.cluster.enabled, true, 'in-cluster informers');
     const ports = r.one<Deployment>('Deployment').spec.template.spec.containers[0]!.ports;
-    t.equal(ports.find((p) => p.name === 'probes')?.containerPort ?? 0, config.server.probePort, 'the probe port the pod declares');
+    t.equal(
+      ports.find((p) => p.name === 'probes')?.containerPort ?? 0,
+      config.server.probePort,
+      'the probe port the pod declares',
+    );
   });
 }
 
@@ -79,7 +93,10 @@ t.test('a config change rolls the pods', async (t) => {
 
 t.test('values.schema.json refuses a bad config before anything reaches the cluster', async (t) => {
   t.match(await renderError({ set: ['config.rules.NO-SUCH-RULE.enabled=false'] }), /NO-SUCH-RULE/);
-  t.match(await renderError({ set: ['config.defaulting.lifecycle.expirationMaintained=120days'] }), /expirationMaintained/);
+  t.match(
+    await renderError({ set: ['config.defaulting.lifecycle.expirationMaintained=120days'] }),
+    /expirationMaintained/,
+  );
   t.match(await renderError({ set: ['config.logLevel=loud'] }), /logLevel/);
   t.match(await renderError({ set: ['config.server.host=127.0.0.1'] }), /host/, 'the listen address is the chart’s');
 });

@@ -22,9 +22,13 @@ t.test('three spread replicas with a priority class', async (t) => {
   const keys = (pod.topologySpreadConstraints ?? []).map((c) => c.topologyKey);
   t.same(keys, ['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
   for (const c of pod.topologySpreadConstraints ?? []) {
-    for (const [k, v] of Object.entries(c.labelSelector.matchLabels)) t.equal(labels[k], v, `the spread selector matches the pods (${k})`);
+    for (const [k, v] of Object.entries(c.labelSelector.matchLabels))
+      t.equal(labels[k], v, `the spread selector matches the pods (${k})`);
   }
-  t.same(d.spec.selector.matchLabels, Object.fromEntries(Object.keys(d.spec.selector.matchLabels).map((k) => [k, labels[k]])));
+  t.same(
+    d.spec.selector.matchLabels,
+    Object.fromEntries(Object.keys(d.spec.selector.matchLabels).map((k) => [k, labels[k]])),
+  );
 });
 
 t.test('requests are set and there is no CPU limit', async (t) => {
@@ -66,7 +70,11 @@ t.test('probes: /healthz for liveness, /readyz for readiness, on the plain-HTTP 
   const config = parseYaml(r.one<DataObject>('ConfigMap').data['config.yaml']!) as { server: { probePort: number } };
   t.same(container.livenessProbe.httpGet, { path: '/healthz', port: 'probes', scheme: 'HTTP' });
   t.same(container.readinessProbe.httpGet, { path: '/readyz', port: 'probes', scheme: 'HTTP' });
-  t.equal(container.ports.find((p) => p.name === 'probes')?.containerPort, config.server.probePort, 'the port the server listens on');
+  t.equal(
+    container.ports.find((p) => p.name === 'probes')?.containerPort,
+    config.server.probePort,
+    'the port the server listens on',
+  );
 });
 
 t.test('without a probe port the probes use HTTPS on the webhook port, and no metrics port is exposed', async (t) => {
@@ -74,41 +82,82 @@ t.test('without a probe port the probes use HTTPS on the webhook port, and no me
   const { container } = podOf(r.one<Deployment>('Deployment'));
   t.same(container.livenessProbe.httpGet, { path: '/healthz', port: 'https', scheme: 'HTTPS' });
   t.same(container.readinessProbe.httpGet, { path: '/readyz', port: 'https', scheme: 'HTTPS' });
-  t.same(r.one<Service>('Service').spec.ports.map((p) => p.name), ['https']);
+  t.same(
+    r.one<Service>('Service').spec.ports.map((p) => p.name),
+    ['https'],
+  );
 });
 
-t.test('the grace period outlasts the shutdown delay and the drain, and the chart refuses one that does not', async (t) => {
-  const r = await defaults;
-  const { pod } = podOf(r.one<Deployment>('Deployment'));
-  const { server } = parseYaml(r.one<DataObject>('ConfigMap').data['config.yaml']!) as { server: { shutdownDelaySeconds: number; shutdownGraceSeconds: number } };
-  t.ok(server.shutdownDelaySeconds >= 5, `the pod keeps serving ${server.shutdownDelaySeconds}s after SIGTERM while endpoints drop it`);
-  const needed = server.shutdownDelaySeconds + server.shutdownGraceSeconds + 5;
-  t.ok(pod.terminationGracePeriodSeconds >= needed, `${pod.terminationGracePeriodSeconds}s >= ${needed}s`);
+t.test(
+  'the grace period outlasts the shutdown delay and the drain, and the chart refuses one that does not',
+  async (t) => {
+    const r = await defaults;
+    const { pod } = podOf(r.one<Deployment>('Deployment'));
+    const { server } = parseYaml(r.one<DataObject>('ConfigMap').data['config.yaml']!) as {
+      server: { shutdownDelaySeconds: number; shutdownGraceSeconds: number };
+    };
+    t.ok(
+      server.shutdownDelaySeconds >= 5,
+      `the pod keeps serving ${server.shutdownDelaySeconds}s after SIGTERM while endpoints drop it`,
+    );
+    const needed = server.shutdownDelaySeconds + server.shutdownGraceSeconds + 5;
+    t.ok(pod.terminationGracePeriodSeconds >= needed, `${pod.terminationGracePeriodSeconds}s >= ${needed}s`);
 
-  // Both sides of the template check, at the boundary: JSON Schema cannot compare two values.
-  const fits = await render({ set: ['terminationGracePeriodSeconds=35', 'config.server.shutdownDelaySeconds=5', 'config.server.shutdownGraceSeconds=25'] });
-  t.equal(fits.one<Deployment>('Deployment').spec.template.spec.terminationGracePeriodSeconds, 35, 'delay + drain + 5 s exactly is accepted');
-  const message = /terminationGracePeriodSeconds \(34\) must be at least config\.server\.shutdownDelaySeconds \(5\) \+ config\.server\.shutdownGraceSeconds \(25\) \+ 5 seconds of margin = 35/;
-  t.match(await renderError({ set: ['terminationGracePeriodSeconds=34', 'config.server.shutdownDelaySeconds=5', 'config.server.shutdownGraceSeconds=25'] }), message);
-  t.match(await renderError({ set: ['config.server.shutdownDelaySeconds=30'] }), /terminationGracePeriodSeconds \(40\) must be at least/, 'a longer delay alone is refused too');
-});
+    // Both sides of the template check, at the boundary: JSON Schema cannot compare two values.
+    const fits = await render({
+      set: [
+        'terminationGracePeriodSeconds=35',
+        'config.server.shutdownDelaySeconds=5',
+        'config.server.shutdownGraceSeconds=25',
+      ],
+    });
+    t.equal(
+      fits.one<Deployment>('Deployment').spec.template.spec.terminationGracePeriodSeconds,
+      35,
+      'delay + drain + 5 s exactly is accepted',
+    );
+    const message =
+      /terminationGracePeriodSeconds \(34\) must be at least config\.server\.shutdownDelaySeconds \(5\) \+ config\.server\.shutdownGraceSeconds \(25\) \+ 5 seconds of margin = 35/;
+    t.match(
+      await renderError({
+        set: [
+          'terminationGracePeriodSeconds=34',
+          'config.server.shutdownDelaySeconds=5',
+          'config.server.shutdownGraceSeconds=25',
+        ],
+      }),
+      message,
+    );
+    t.match(
+      await renderError({ set: ['config.server.shutdownDelaySeconds=30'] }),
+      /terminationGracePeriodSeconds \(40\) must be at least/,
+      'a longer delay alone is refused too',
+    );
+  },
+);
 
-t.test('the certificate Secret is mounted as a directory (modes with files), the config from the ConfigMap', async (t) => {
-  const r = await render({ values: [join(ROOT, 'charts/version-policy/ci/cert-manager-values.yaml')] });
-  const { pod, container } = podOf(r.one<Deployment>('Deployment'));
-  for (const m of container.volumeMounts) t.notOk(m.subPath, `${m.name} is not a subPath mount (a subPath never sees rotation)`);
-  const tls = pod.volumes.find((v) => v.name === 'tls');
-  t.ok(tls?.secret?.secretName, 'tls is a Secret volume');
-  const configMap = r.one<DataObject>('ConfigMap');
-  t.equal(pod.volumes.find((v) => v.name === 'config')?.configMap?.name, configMap.metadata.name);
-  const configMount = container.volumeMounts.find((m) => m.name === 'config')!;
-  const tlsMount = container.volumeMounts.find((m) => m.name === 'tls')!;
-  t.same(container.args, ['serve', '--config', `${configMount.mountPath}/config.yaml`]);
-  t.ok(configMap.data['config.yaml'], 'the ConfigMap has the key the args name');
-  const config = parseYaml(configMap.data['config.yaml']!) as { server: { tls: { certFile: string; keyFile: string } } };
-  t.same(config.server.tls, { certFile: `${tlsMount.mountPath}/tls.crt`, keyFile: `${tlsMount.mountPath}/tls.key` });
-  t.equal(pod.serviceAccountName, r.one('ServiceAccount').metadata.name);
-});
+t.test(
+  'the certificate Secret is mounted as a directory (modes with files), the config from the ConfigMap',
+  async (t) => {
+    const r = await render({ values: [join(ROOT, 'charts/version-policy/ci/cert-manager-values.yaml')] });
+    const { pod, container } = podOf(r.one<Deployment>('Deployment'));
+    for (const m of container.volumeMounts)
+      t.notOk(m.subPath, `${m.name} is not a subPath mount (a subPath never sees rotation)`);
+    const tls = pod.volumes.find((v) => v.name === 'tls');
+    t.ok(tls?.secret?.secretName, 'tls is a Secret volume');
+    const configMap = r.one<DataObject>('ConfigMap');
+    t.equal(pod.volumes.find((v) => v.name === 'config')?.configMap?.name, configMap.metadata.name);
+    const configMount = container.volumeMounts.find((m) => m.name === 'config')!;
+    const tlsMount = container.volumeMounts.find((m) => m.name === 'tls')!;
+    t.same(container.args, ['serve', '--config', `${configMount.mountPath}/config.yaml`]);
+    t.ok(configMap.data['config.yaml'], 'the ConfigMap has the key the args name');
+    const config = parseYaml(configMap.data['config.yaml']!) as {
+      server: { tls: { certFile: string; keyFile: string } };
+    };
+    t.same(config.server.tls, { certFile: `${tlsMount.mountPath}/tls.crt`, keyFile: `${tlsMount.mountPath}/tls.key` });
+    t.equal(pod.serviceAccountName, r.one('ServiceAccount').metadata.name);
+  },
+);
 
 t.test('the Service maps 443 to the container port 9443', async (t) => {
   const r = await defaults;
@@ -121,9 +170,11 @@ t.test('the Service maps 443 to the container port 9443', async (t) => {
 
 t.test('a PodDisruptionBudget lets one replica go at a time', async (t) => {
   const r = await defaults;
-  const pdb = r.one<K8sObject & { spec: { maxUnavailable: number; minAvailable?: unknown; selector: { matchLabels: Record<string, string> } } }>(
-    'PodDisruptionBudget',
-  );
+  const pdb = r.one<
+    K8sObject & {
+      spec: { maxUnavailable: number; minAvailable?: unknown; selector: { matchLabels: Record<string, string> } };
+    }
+  >('PodDisruptionBudget');
   t.equal(pdb.apiVersion, 'policy/v1');
   t.equal(pdb.spec.maxUnavailable, 1);
   t.notOk(pdb.spec.minAvailable);
@@ -139,8 +190,14 @@ t.test('ServiceMonitor and NetworkPolicy are off by default and render when enab
     sm.spec.endpoints.map((e) => [e.port, e.path]),
     [['metrics', '/metrics']],
   );
-  t.ok(on.one<Service>('Service').spec.ports.some((p) => p.name === 'metrics'), 'the Service exposes the port the ServiceMonitor scrapes');
+  t.ok(
+    on.one<Service>('Service').spec.ports.some((p) => p.name === 'metrics'),
+    'the Service exposes the port the ServiceMonitor scrapes',
+  );
   const np = on.one<K8sObject & { spec: { ingress: { ports: { port: number }[] }[] } }>('NetworkPolicy');
   t.same(np.spec.ingress.flatMap((i) => i.ports.map((p) => p.port)).sort(), [8080, 9443]);
-  t.match(await renderError({ set: ['serviceMonitor.enabled=true', 'config.server.probePort=0'] }), /serviceMonitor\.enabled needs config\.server\.probePort/);
+  t.match(
+    await renderError({ set: ['serviceMonitor.enabled=true', 'config.server.probePort=0'] }),
+    /serviceMonitor\.enabled needs config\.server\.probePort/,
+  );
 });

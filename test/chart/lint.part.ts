@@ -3,17 +3,29 @@ import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { CHART, CI_VALUES, HELM3, NAMESPACE, helm, render, template } from '../helpers/helm.js';
 
-const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
+const CLUSTER_SCOPED = new Set([
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+]);
 
 t.test('ci/ holds an example for every certificate mode', async (t) => {
   const names = CI_VALUES.map((f) => basename(f));
-  for (const mode of ['self-managed', 'cert-manager', 'provided']) t.ok(names.some((n) => n.startsWith(mode)), `${mode} example present`);
+  for (const mode of ['self-managed', 'cert-manager', 'provided'])
+    t.ok(
+      names.some((n) => n.startsWith(mode)),
+      `${mode} example present`,
+    );
 });
 
 for (const values of [undefined, ...CI_VALUES]) {
   const label = values ? `ci/${basename(values)}` : 'the default values';
   t.test(`helm lint --strict passes with ${label}, in Helm 4 and Helm 3`, async (t) => {
-    for (const [major, binary] of [['4', undefined], ['3', HELM3]] as const) {
+    for (const [major, binary] of [
+      ['4', undefined],
+      ['3', HELM3],
+    ] as const) {
       const res = await helm(['lint', '--strict', CHART, ...(values ? ['-f', values] : [])], binary);
       t.equal(res.code, 0, `helm ${major} lint exit code${res.code === 0 ? '' : `: ${res.stdout}${res.stderr}`}`);
       t.match(res.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/, `helm ${major}`);
@@ -39,7 +51,11 @@ for (const values of [undefined, ...CI_VALUES]) {
     const objects = [...rendered.objects, ...rendered.hooks];
     t.ok(objects.length >= 8, `${objects.length} objects`);
     const ids = objects.map((o) => `${o.kind}/${o.metadata.name}`);
-    t.same(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no kind/name rendered twice');
+    t.same(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      [],
+      'no kind/name rendered twice',
+    );
     for (const o of objects) {
       t.ok(o.apiVersion && o.kind && o.metadata.name, `${o.kind}/${o.metadata.name} has apiVersion, kind and name`);
       if (CLUSTER_SCOPED.has(o.kind)) t.notOk(o.metadata.namespace, `${o.kind} is cluster-scoped`);

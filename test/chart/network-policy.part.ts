@@ -17,10 +17,16 @@ interface Rule {
   ports: { port: number; protocol: string }[];
 }
 interface NetworkPolicy extends K8sObject {
-  spec: { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: Rule[]; egress?: Rule[] };
+  spec: {
+    podSelector: { matchLabels: Record<string, string> };
+    policyTypes: string[];
+    ingress: Rule[];
+    egress?: Rule[];
+  };
 }
 
-const policy = async (set: string[], values: string[] = []) => (await render({ set: ['networkPolicy.enabled=true', ...set], values })).one<NetworkPolicy>('NetworkPolicy');
+const policy = async (set: string[], values: string[] = []) =>
+  (await render({ set: ['networkPolicy.enabled=true', ...set], values })).one<NetworkPolicy>('NetworkPolicy');
 const ports = (r: Rule) => r.ports.map((p) => `${p.port}/${p.protocol}`);
 const cidrs = (r: Rule) => (r.to ?? []).map((p) => p.ipBlock?.cidr);
 
@@ -43,12 +49,17 @@ t.test('egress by the service IP and by the endpoints, each on its ports; DNS; I
 });
 
 t.test('endpoints alone are enough (an API server reached by address, e.g. through cluster.kubeconfig)', async (t) => {
-  const np = await policy(['networkPolicy.egress.apiServer.endpointIPs={203.0.113.7}', 'networkPolicy.egress.apiServer.endpointPorts={443}']);
+  const np = await policy([
+    'networkPolicy.egress.apiServer.endpointIPs={203.0.113.7}',
+    'networkPolicy.egress.apiServer.endpointPorts={443}',
+  ]);
   t.same(np.spec.egress!.slice(1).map(cidrs), [['203.0.113.7/32']]);
 });
 
 t.test('the service IP alone is refused: it is what fails on CNIs that enforce after DNAT', async (t) => {
-  const stderr = await renderError({ set: ['networkPolicy.enabled=true', 'networkPolicy.egress.apiServer.serviceIPs={10.0.0.1}'] });
+  const stderr = await renderError({
+    set: ['networkPolicy.enabled=true', 'networkPolicy.egress.apiServer.serviceIPs={10.0.0.1}'],
+  });
   t.match(stderr, /serviceIPs without endpointIPs\. Most CNIs enforce policy after DNAT/);
   t.match(stderr, /kubectl get endpointslices -n default -l kubernetes\.io\/service-name=kubernetes/);
 });
@@ -62,9 +73,18 @@ t.test('no addresses: any destination, on both the service and the endpoint port
 });
 
 t.test('ingress: the webhook port and the probe/metrics port, from the peers in values', async (t) => {
-  const np = await policy(['networkPolicy.webhookFrom[0].namespaceSelector.matchLabels.role=garden', 'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.role=monitoring']);
+  const np = await policy([
+    'networkPolicy.webhookFrom[0].namespaceSelector.matchLabels.role=garden',
+    'networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.role=monitoring',
+  ]);
   t.same(np.spec.ingress.map(ports), [['9443/TCP'], ['8080/TCP']]);
-  t.same(np.spec.ingress.map((r) => r.from), [[{ namespaceSelector: { matchLabels: { role: 'garden' } } }], [{ namespaceSelector: { matchLabels: { role: 'monitoring' } } }]]);
+  t.same(
+    np.spec.ingress.map((r) => r.from),
+    [
+      [{ namespaceSelector: { matchLabels: { role: 'garden' } } }],
+      [{ namespaceSelector: { matchLabels: { role: 'monitoring' } } }],
+    ],
+  );
   const noProbePort = await policy(['config.server.probePort=0']);
   t.same(noProbePort.spec.ingress.map(ports), [['9443/TCP']], 'no probe port, no rule for it');
 });
@@ -79,9 +99,15 @@ t.test('the production example allows the API server both ways', async (t) => {
   const np = (await render({ values: [join(CHART, 'ci/production-values.yaml')] })).one<NetworkPolicy>('NetworkPolicy');
   const api = np.spec.egress!.slice(1);
   t.equal(api.length, 2, 'a service-IP rule and an endpoints rule');
-  t.ok(api.every((r) => cidrs(r).length > 0), 'both with addresses');
+  t.ok(
+    api.every((r) => cidrs(r).length > 0),
+    'both with addresses',
+  );
 });
 
 t.test('the schema refuses an address that is not an IP or CIDR', async (t) => {
-  t.match(await renderError({ set: ['networkPolicy.egress.apiServer.endpointIPs={kubernetes.default}'] }), /endpointIPs/);
+  t.match(
+    await renderError({ set: ['networkPolicy.egress.apiServer.endpointIPs={kubernetes.default}'] }),
+    /endpointIPs/,
+  );
 });

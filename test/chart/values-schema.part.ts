@@ -5,11 +5,19 @@ import { renderError } from '../helpers/helm.js';
 const SCHEMA_ERROR = /values don't meet the specifications of the schema/;
 
 const refused: [string, string[], RegExp][] = [
-  ['an unknown certs.mode', ['certs.mode=vault'], /at '\/certs\/mode': value must be one of 'selfManaged', 'certManager', 'provided', 'selfSigned'/],
+  [
+    'an unknown certs.mode',
+    ['certs.mode=vault'],
+    /at '\/certs\/mode': value must be one of 'selfManaged', 'certManager', 'provided', 'selfSigned'/,
+  ],
   ['a CPU limit', ['resources.limits.cpu=1'], /at '\/resources\/limits': additional properties 'cpu' not allowed/],
   ['an unknown top-level key', ['replicas=3'], /additional properties 'replicas' not allowed/],
   ['a failurePolicy the API does not know', ['webhook.failurePolicy=Never'], /at '\/webhook\/failurePolicy'/],
-  ['a timeout past the API maximum of 30 s', ['webhook.timeoutSeconds=31'], /at '\/webhook\/timeoutSeconds': maximum: got 31, want 30/],
+  [
+    'a timeout past the API maximum of 30 s',
+    ['webhook.timeoutSeconds=31'],
+    /at '\/webhook\/timeoutSeconds': maximum: got 31, want 30/,
+  ],
   ['provided mode without a Secret and caBundle', ['certs.mode=provided'], /at '\/certs\/provided\/secretName'/],
   ['running as root', ['podSecurityContext.runAsUser=0'], /at '\/podSecurityContext\/runAsUser'/],
   ['zero replicas', ['replicaCount=0'], /at '\/replicaCount'/],

@@ -54,7 +54,11 @@ t.test('both configurations allow dry-run, speak v1 and fail closed by default',
   for (const config of bothConfigurations(r)) {
     t.equal(config.webhooks.length, 1);
     for (const wh of config.webhooks) {
-      t.equal(wh.sideEffects, 'None', `${config.kind}: sideEffects None, or the kube-apiserver refuses --dry-run=server`);
+      t.equal(
+        wh.sideEffects,
+        'None',
+        `${config.kind}: sideEffects None, or the kube-apiserver refuses --dry-run=server`,
+      );
       t.same(wh.admissionReviewVersions, ['v1']);
       t.equal(wh.matchPolicy, 'Equivalent');
       t.equal(wh.failurePolicy, 'Fail');
@@ -63,11 +67,20 @@ t.test('both configurations allow dry-run, speak v1 and fail closed by default',
       t.same(wh.objectSelector, {});
       t.same(
         wh.matchConditions?.map((c) => c.name),
-        ['exempt-gardener-users', 'exempt-gardener-groups', ...(config.kind === VALIDATING ? ['shoot-update-changes-judged-fields'] : [])],
+        [
+          'exempt-gardener-users',
+          'exempt-gardener-groups',
+          ...(config.kind === VALIDATING ? ['shoot-update-changes-judged-fields'] : []),
+        ],
         "the chart's matchConditions (test/chart/match-conditions.part.ts evaluates them)",
       );
       t.match(wh.name, /^[a-z0-9-]+(\.[a-z0-9-]+){2,}$/, 'a fully qualified webhook name');
-      t.same(wh.clientConfig.service, { name: service.metadata.name, namespace: NAMESPACE, path: wh.clientConfig.service.path, port: 443 });
+      t.same(wh.clientConfig.service, {
+        name: service.metadata.name,
+        namespace: NAMESPACE,
+        path: wh.clientConfig.service.path,
+        port: 443,
+      });
     }
   }
 });
@@ -78,12 +91,21 @@ t.test('failurePolicy, timeoutSeconds, selectors and matchConditions come from v
     const wh = config.webhooks[0]!;
     t.equal(wh.failurePolicy, 'Ignore');
     t.equal(wh.timeoutSeconds, 10);
-    t.same(wh.namespaceSelector, { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] });
-    t.same(wh.objectSelector, { matchExpressions: [{ key: 'version-policy.gardener.cloud/skip', operator: 'DoesNotExist' }] });
-    t.same(wh.matchConditions?.at(-1), {
-      name: 'not-the-landscape-robot',
-      expression: "!has(request.userInfo.username) || request.userInfo.username != 'system:serviceaccount:garden:landscape-robot'",
-    }, "the operator's conditions follow the chart's");
+    t.same(wh.namespaceSelector, {
+      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }],
+    });
+    t.same(wh.objectSelector, {
+      matchExpressions: [{ key: 'version-policy.gardener.cloud/skip', operator: 'DoesNotExist' }],
+    });
+    t.same(
+      wh.matchConditions?.at(-1),
+      {
+        name: 'not-the-landscape-robot',
+        expression:
+          "!has(request.userInfo.username) || request.userInfo.username != 'system:serviceaccount:garden:landscape-robot'",
+      },
+      "the operator's conditions follow the chart's",
+    );
   }
 });
 
@@ -104,10 +126,9 @@ t.test('selfManaged (the default): no caBundle and no annotation; the server pub
 
 t.test('certManager: no caBundle, the CA injector annotation points at the Certificate the pod mounts', async (t) => {
   const r = await render({ values: [join(CHART, 'ci/cert-manager-values.yaml')] });
-  const serving = r.one<K8sObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string } } }>(
-    'Certificate',
-    `${RELEASE}-serving`,
-  );
+  const serving = r.one<
+    K8sObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string; kind: string } } }
+  >('Certificate', `${RELEASE}-serving`);
   for (const config of bothConfigurations(r)) {
     t.notOk(config.webhooks[0]?.clientConfig.caBundle, `${config.kind} leaves the caBundle to cert-manager`);
     t.equal(config.metadata.annotations?.['cert-manager.io/inject-ca-from'], `${NAMESPACE}/${serving.metadata.name}`);
@@ -133,8 +154,11 @@ t.test('provided: the caBundle and Secret come from values; PEM is encoded for t
     ['base64', b64],
     ['PEM', pem],
   ] as const) {
-    const r = await render({ set: ['certs.mode=provided', 'certs.provided.secretName=my-serving-cert', `certs.provided.caBundle=${given}`] });
-    for (const config of bothConfigurations(r)) t.equal(config.webhooks[0]?.clientConfig.caBundle, b64, `${label} in, base64 out (${config.kind})`);
+    const r = await render({
+      set: ['certs.mode=provided', 'certs.provided.secretName=my-serving-cert', `certs.provided.caBundle=${given}`],
+    });
+    for (const config of bothConfigurations(r))
+      t.equal(config.webhooks[0]?.clientConfig.caBundle, b64, `${label} in, base64 out (${config.kind})`);
     t.equal(tlsSecretOf(r), 'my-serving-cert');
     t.equal(r.all('Secret').length + r.all('Certificate').length, 0, 'the chart creates no certificate of its own');
   }

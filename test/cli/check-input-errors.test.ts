@@ -35,28 +35,77 @@ interface BadInput {
 
 const BAD: BadInput[] = [
   { what: 'an empty file', files: { 'empty.yaml': '' }, args: ['empty.yaml'], stderr: /empty\.yaml: file is empty/ },
-  { what: 'only comments', files: { 'comments.yaml': '# nothing here\n---\n' }, args: ['comments.yaml'], stderr: /comments\.yaml: contains no CloudProfile/ },
-  { what: 'text that is not YAML', files: { 'bad.yaml': 'kind: [CloudProfile\nmetadata: {name: x\n' }, args: ['bad.yaml'], stderr: /bad\.yaml:\d+: not valid YAML: / },
-  { what: 'prose', files: { 'prose.yaml': 'Please check my profile.\n' }, args: ['prose.yaml'], stderr: /prose\.yaml:1: expected a Kubernetes object, found string/ },
-  { what: 'the wrong apiVersion', files: { 'api.yaml': edited(/v1beta1/, 'v1') }, args: ['api.yaml'], stderr: /api\.yaml:1: invalid CloudProfile "aws": apiVersion: must be "core\.gardener\.cloud\/v1beta1"/ },
-  { what: 'another kind with --strict-kinds', files: { 'kind.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws}\n' }, args: ['--strict-kinds', 'kind.yaml'], stderr: /kind\.yaml:2: unsupported kind "ConfigMap"/ },
-  { what: 'a document without a kind', files: { 'nokind.yaml': 'apiVersion: v1\nmetadata: {name: aws}\n' }, args: ['nokind.yaml'], stderr: /nokind\.yaml:1: unsupported kind null/ },
+  {
+    what: 'only comments',
+    files: { 'comments.yaml': '# nothing here\n---\n' },
+    args: ['comments.yaml'],
+    stderr: /comments\.yaml: contains no CloudProfile/,
+  },
+  {
+    what: 'text that is not YAML',
+    files: { 'bad.yaml': 'kind: [CloudProfile\nmetadata: {name: x\n' },
+    args: ['bad.yaml'],
+    stderr: /bad\.yaml:\d+: not valid YAML: /,
+  },
+  {
+    what: 'prose',
+    files: { 'prose.yaml': 'Please check my profile.\n' },
+    args: ['prose.yaml'],
+    stderr: /prose\.yaml:1: expected a Kubernetes object, found string/,
+  },
+  {
+    what: 'the wrong apiVersion',
+    files: { 'api.yaml': edited(/v1beta1/, 'v1') },
+    args: ['api.yaml'],
+    stderr: /api\.yaml:1: invalid CloudProfile "aws": apiVersion: must be "core\.gardener\.cloud\/v1beta1"/,
+  },
+  {
+    what: 'another kind with --strict-kinds',
+    files: { 'kind.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws}\n' },
+    args: ['--strict-kinds', 'kind.yaml'],
+    stderr: /kind\.yaml:2: unsupported kind "ConfigMap"/,
+  },
+  {
+    what: 'a document without a kind',
+    files: { 'nokind.yaml': 'apiVersion: v1\nmetadata: {name: aws}\n' },
+    args: ['nokind.yaml'],
+    stderr: /nokind\.yaml:1: unsupported kind null/,
+  },
   { what: 'an empty standard input', args: ['-'], stderr: /<stdin>: file is empty/ },
   { what: 'bad YAML on standard input', input: 'kind: [\n', args: ['-'], stderr: /<stdin>:\d+: not valid YAML/ },
-  { what: 'standard input named twice', input: good, args: ['-', '-'], stderr: /standard input \(-\) can be read only once/ },
-  { what: 'an --old file with bad content', files: { 'ok.yaml': good, 'old.yaml': versionIsNumber }, args: ['--old', 'old.yaml', 'ok.yaml'], stderr: /old\.yaml:\d+: invalid CloudProfile "aws"/ },
-  { what: 'an object without spec', files: { 'nospec.yaml': edited(/spec:[\s\S]*/, '') }, args: ['nospec.yaml'], stderr: /nospec\.yaml:1: invalid CloudProfile "aws": spec: required field is missing/ },
+  {
+    what: 'standard input named twice',
+    input: good,
+    args: ['-', '-'],
+    stderr: /standard input \(-\) can be read only once/,
+  },
+  {
+    what: 'an --old file with bad content',
+    files: { 'ok.yaml': good, 'old.yaml': versionIsNumber },
+    args: ['--old', 'old.yaml', 'ok.yaml'],
+    stderr: /old\.yaml:\d+: invalid CloudProfile "aws"/,
+  },
+  {
+    what: 'an object without spec',
+    files: { 'nospec.yaml': edited(/spec:[\s\S]*/, '') },
+    args: ['nospec.yaml'],
+    stderr: /nospec\.yaml:1: invalid CloudProfile "aws": spec: required field is missing/,
+  },
   {
     what: 'versions that is not a list',
     files: { 'versions.yaml': versionsNotList },
     args: ['versions.yaml'],
-    stderr: new RegExp(`versions\\.yaml:${lineOf(versionsNotList, 'versions: "1.30.0"')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions: must be array`),
+    stderr: new RegExp(
+      `versions\\.yaml:${lineOf(versionsNotList, 'versions: "1.30.0"')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions: must be array`,
+    ),
   },
   {
     what: 'a version that is a number',
     files: { 'number.yaml': versionIsNumber },
     args: ['number.yaml'],
-    stderr: new RegExp(`number\\.yaml:${lineOf(versionIsNumber, '1.30\n')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions\\[0\\]\\.version: must be string, found 1\\.30 \\(quote it: "1\\.30"\\)`),
+    stderr: new RegExp(
+      `number\\.yaml:${lineOf(versionIsNumber, '1.30\n')}: invalid CloudProfile "aws": spec\\.kubernetes\\.versions\\[0\\]\\.version: must be string, found 1\\.30 \\(quote it: "1\\.30"\\)`,
+    ),
   },
   {
     what: 'a bad object in the second document of a file',
@@ -66,23 +115,103 @@ const BAD: BadInput[] = [
   },
   { what: 'a missing file', args: ['nope.yaml'], stderr: /nope\.yaml: cannot read: no such file/ },
   { what: 'a directory', files: { 'ok.yaml': good }, args: ['.'], stderr: /\.: cannot read: is a directory/ },
-  { what: 'a --state file with bad content', files: { 'ok.yaml': good, 'state.yaml': versionIsNumber }, args: ['--state', 'state.yaml', 'ok.yaml'], stderr: /state\.yaml:\d+: invalid CloudProfile "aws"/ },
-  { what: 'a missing --state file', files: { 'ok.yaml': good }, args: ['--state', 'gone.yaml', 'ok.yaml'], stderr: /gone\.yaml: cannot read: no such file/ },
-  { what: 'several bad files (the first named is reported)', files: { 'a.yaml': '', 'b.yaml': versionIsNumber }, args: ['b.yaml', 'a.yaml'], stderr: /b\.yaml:\d+: invalid CloudProfile/ },
-  { what: 'a bad --state file and a bad file (the state is reported)', files: { 'a.yaml': '', 'state.yaml': 'kind: [\n' }, args: ['--state', 'state.yaml', 'a.yaml'], stderr: /state\.yaml:\d+: not valid YAML/ },
-  { what: 'an unknown flag', files: { 'ok.yaml': good }, args: ['--frobnicate', 'ok.yaml'], stderr: /unknown option '--frobnicate'/ },
-  { what: "a misspelt flag (commander's suggestion joined onto the line)", files: { 'ok.yaml': good }, args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'], stderr: /unknown option '--nw'.*Did you mean --now\?/ },
+  {
+    what: 'a --state file with bad content',
+    files: { 'ok.yaml': good, 'state.yaml': versionIsNumber },
+    args: ['--state', 'state.yaml', 'ok.yaml'],
+    stderr: /state\.yaml:\d+: invalid CloudProfile "aws"/,
+  },
+  {
+    what: 'a missing --state file',
+    files: { 'ok.yaml': good },
+    args: ['--state', 'gone.yaml', 'ok.yaml'],
+    stderr: /gone\.yaml: cannot read: no such file/,
+  },
+  {
+    what: 'several bad files (the first named is reported)',
+    files: { 'a.yaml': '', 'b.yaml': versionIsNumber },
+    args: ['b.yaml', 'a.yaml'],
+    stderr: /b\.yaml:\d+: invalid CloudProfile/,
+  },
+  {
+    what: 'a bad --state file and a bad file (the state is reported)',
+    files: { 'a.yaml': '', 'state.yaml': 'kind: [\n' },
+    args: ['--state', 'state.yaml', 'a.yaml'],
+    stderr: /state\.yaml:\d+: not valid YAML/,
+  },
+  {
+    what: 'an unknown flag',
+    files: { 'ok.yaml': good },
+    args: ['--frobnicate', 'ok.yaml'],
+    stderr: /unknown option '--frobnicate'/,
+  },
+  {
+    what: "a misspelt flag (commander's suggestion joined onto the line)",
+    files: { 'ok.yaml': good },
+    args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'],
+    stderr: /unknown option '--nw'.*Did you mean --now\?/,
+  },
   { what: 'no FILE', args: [], stderr: /missing required argument 'file'/ },
-  { what: 'a --now without an offset', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01T00:00:00', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
-  { what: 'a --now that is a date only', files: { 'ok.yaml': good }, args: ['--now', '2026-09-01', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
-  { what: 'a --now on a day that does not exist', files: { 'ok.yaml': good }, args: ['--now', '2026-02-30T00:00:00Z', 'ok.yaml'], stderr: /--now.*not an RFC 3339 timestamp/ },
-  { what: 'an unknown feature gate', files: { 'ok.yaml': good }, args: ['--feature-gates', 'Foo=true', 'ok.yaml'], stderr: /unknown feature gate "Foo"/ },
-  { what: 'a feature gate without true|false', files: { 'ok.yaml': good }, args: ['--feature-gates', 'VersionClassificationLifecycle=on', 'ok.yaml'], stderr: /VersionClassificationLifecycle needs =true or =false/ },
-  { what: 'an unknown output format', files: { 'ok.yaml': good }, args: ['--output', 'yaml', 'ok.yaml'], stderr: /--output.*Allowed choices are text, json, junit/ },
-  { what: 'a config with an unknown key', files: { 'ok.yaml': good, 'cfg.yaml': 'featureGate: {}\n' }, args: ['--config', 'cfg.yaml', 'ok.yaml'], stderr: /cfg\.yaml: \(top level\): must NOT have additional properties 'featureGate'/ },
-  { what: 'a config that is not YAML', files: { 'ok.yaml': good, 'cfg.yaml': 'rules: [\n' }, args: ['--config', 'cfg.yaml', 'ok.yaml'], stderr: /cfg\.yaml: not valid YAML/ },
-  { what: 'a missing config', files: { 'ok.yaml': good }, args: ['--config', 'gone.yaml', 'ok.yaml'], stderr: /gone\.yaml: cannot read config file/ },
-  { what: '--state together with --cluster', files: { 'ok.yaml': good }, args: ['--state', 'ok.yaml', '--cluster', 'ok.yaml'], stderr: /'--state <file>' cannot be used with option '--cluster'/ },
+  {
+    what: 'a --now without an offset',
+    files: { 'ok.yaml': good },
+    args: ['--now', '2026-09-01T00:00:00', 'ok.yaml'],
+    stderr: /--now.*not an RFC 3339 timestamp/,
+  },
+  {
+    what: 'a --now that is a date only',
+    files: { 'ok.yaml': good },
+    args: ['--now', '2026-09-01', 'ok.yaml'],
+    stderr: /--now.*not an RFC 3339 timestamp/,
+  },
+  {
+    what: 'a --now on a day that does not exist',
+    files: { 'ok.yaml': good },
+    args: ['--now', '2026-02-30T00:00:00Z', 'ok.yaml'],
+    stderr: /--now.*not an RFC 3339 timestamp/,
+  },
+  {
+    what: 'an unknown feature gate',
+    files: { 'ok.yaml': good },
+    args: ['--feature-gates', 'Foo=true', 'ok.yaml'],
+    stderr: /unknown feature gate "Foo"/,
+  },
+  {
+    what: 'a feature gate without true|false',
+    files: { 'ok.yaml': good },
+    args: ['--feature-gates', 'VersionClassificationLifecycle=on', 'ok.yaml'],
+    stderr: /VersionClassificationLifecycle needs =true or =false/,
+  },
+  {
+    what: 'an unknown output format',
+    files: { 'ok.yaml': good },
+    args: ['--output', 'yaml', 'ok.yaml'],
+    stderr: /--output.*Allowed choices are text, json, junit/,
+  },
+  {
+    what: 'a config with an unknown key',
+    files: { 'ok.yaml': good, 'cfg.yaml': 'featureGate: {}\n' },
+    args: ['--config', 'cfg.yaml', 'ok.yaml'],
+    stderr: /cfg\.yaml: \(top level\): must NOT have additional properties 'featureGate'/,
+  },
+  {
+    what: 'a config that is not YAML',
+    files: { 'ok.yaml': good, 'cfg.yaml': 'rules: [\n' },
+    args: ['--config', 'cfg.yaml', 'ok.yaml'],
+    stderr: /cfg\.yaml: not valid YAML/,
+  },
+  {
+    what: 'a missing config',
+    files: { 'ok.yaml': good },
+    args: ['--config', 'gone.yaml', 'ok.yaml'],
+    stderr: /gone\.yaml: cannot read config file/,
+  },
+  {
+    what: '--state together with --cluster',
+    files: { 'ok.yaml': good },
+    args: ['--state', 'ok.yaml', '--cluster', 'ok.yaml'],
+    stderr: /'--state <file>' cannot be used with option '--cluster'/,
+  },
   {
     what: '--cluster with an unreadable kubeconfig',
     files: { 'ok.yaml': good, 'cfg.yaml': 'cluster: {kubeconfig: /nonexistent/kubeconfig}\n' },
@@ -106,7 +235,13 @@ async function runAll(label: string, cases: readonly BadInput[], args: (bad: Bad
 const textRuns = await runAll('text', BAD, (bad) => bad.args);
 // One of each kind of error with --output json: the error is a document on stdout too.
 const JSON_CASES = BAD.filter((b) =>
-  ['a version that is a number', 'a missing file', 'bad YAML on standard input', 'an unknown flag', '--cluster with an unreadable kubeconfig'].includes(b.what),
+  [
+    'a version that is a number',
+    'a missing file',
+    'bad YAML on standard input',
+    'an unknown flag',
+    '--cluster with an unreadable kubeconfig',
+  ].includes(b.what),
 );
 const jsonRuns = await runAll('json', JSON_CASES, (bad) => ['--output', 'json', ...bad.args]);
 
@@ -130,21 +265,34 @@ t.test('with --output json every error is JSON on stdout, with the same exit cod
     let parsed: { error?: { message?: unknown; file?: unknown; line?: unknown } } = {};
     t.doesNotThrow(() => (parsed = JSON.parse(run.stdout) as typeof parsed), `${bad.what}: stdout is JSON`);
     t.same(Object.keys(parsed), ['error'], `${bad.what}: an error object`);
-    t.match(String(parsed.error?.message), new RegExp(bad.stderr.source.replace(/^\^version-policy: /, '')), `${bad.what}: the same message`);
+    t.match(
+      String(parsed.error?.message),
+      new RegExp(bad.stderr.source.replace(/^\^version-policy: /, '')),
+      `${bad.what}: the same message`,
+    );
     t.ok(run.stderr.includes(String(parsed.error?.message)), `${bad.what}: the message is the stderr line's`);
   });
   const numberCase = jsonRuns[JSON_CASES.findIndex((b) => b.what === 'a version that is a number')];
-  t.match(JSON.parse(numberCase?.stdout ?? '{}'), { error: { file: 'number.yaml', line: lineOf(versionIsNumber, '1.30\n') } }, 'the place as data');
+  t.match(
+    JSON.parse(numberCase?.stdout ?? '{}'),
+    { error: { file: 'number.yaml', line: lineOf(versionIsNumber, '1.30\n') } },
+    'the place as data',
+  );
 });
 
 t.test('with --output junit an error is a report with one errored case', async (t) => {
   const dir = await tempDir(t);
   await writeFiles(dir, { 'bad.yaml': 'kind: [\n' });
-  const [file, flag] = await Promise.all([runCheckCli(['check', '--output', 'junit', 'bad.yaml'], { cwd: dir }), runCheckCli(['check', '--output=junit', '--frobnicate', 'bad.yaml'], { cwd: dir })]);
+  const [file, flag] = await Promise.all([
+    runCheckCli(['check', '--output', 'junit', 'bad.yaml'], { cwd: dir }),
+    runCheckCli(['check', '--output=junit', '--frobnicate', 'bad.yaml'], { cwd: dir }),
+  ]);
   for (const run of [file, flag]) {
     t.equal(run.code, 2);
     t.equal(XMLValidator.validate(run.stdout), true);
-    const doc = new XMLParser({ ignoreAttributes: false }).parse(run.stdout) as { testsuites: { '@_errors': string; testsuite: { testcase: { error: { '@_message': string } } } } };
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(run.stdout) as {
+      testsuites: { '@_errors': string; testsuite: { testcase: { error: { '@_message': string } } } };
+    };
     t.equal(doc.testsuites['@_errors'], '1');
     t.ok(run.stderr.includes(doc.testsuites.testsuite.testcase.error['@_message']), 'the message of the stderr line');
   }

@@ -2,7 +2,14 @@
 // whatever the rules say today (the end-to-end tests are in check*.test.ts).
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
-import { type CheckReport, type JudgedObject, render, renderError, type SkippedResult, summarize } from '../../src/cli/check-output.js';
+import {
+  type CheckReport,
+  type JudgedObject,
+  render,
+  renderError,
+  type SkippedResult,
+  summarize,
+} from '../../src/cli/check-output.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 
 const denied: JudgedObject = {
@@ -15,7 +22,11 @@ const denied: JudgedObject = {
   operation: 'UPDATE',
   allowed: false,
   violations: [
-    { rule: 'SHOOT-NO-DOWNGRADE', field: 'spec.kubernetes.version', message: 'kubernetes version must not go down from "1.31.0" to "1.30.0"' },
+    {
+      rule: 'SHOOT-NO-DOWNGRADE',
+      field: 'spec.kubernetes.version',
+      message: 'kubernetes version must not go down from "1.31.0" to "1.30.0"',
+    },
     { rule: 'IN-USE', field: '', message: 'first line\nsecond line' },
   ],
   warnings: ['version "1.31.0" expires on 2026-09-20', 'a second warning beyond the budget'],
@@ -48,8 +59,18 @@ const defaulted: JudgedObject = {
   operation: 'CREATE',
   notes: [],
   defaulted: [
-    { field: 'spec.machineImages[0].updateStrategy', op: 'add', path: '/spec/machineImages/0/updateStrategy', value: 'major' },
-    { field: 'spec.machineImages[0].versions[0].cri', op: 'add', path: '/spec/machineImages/0/versions/0/cri', value: [{ name: 'containerd' }] },
+    {
+      field: 'spec.machineImages[0].updateStrategy',
+      op: 'add',
+      path: '/spec/machineImages/0/updateStrategy',
+      value: 'major',
+    },
+    {
+      field: 'spec.machineImages[0].versions[0].cri',
+      op: 'add',
+      path: '/spec/machineImages/0/versions/0/cri',
+      value: [{ name: 'containerd' }],
+    },
     { field: 'metadata.labels.old', op: 'remove', path: '/metadata/labels/old' },
   ],
   object: cloudProfile({ name: 'gcp' }),
@@ -66,53 +87,99 @@ const configMap: SkippedResult = {
 };
 const report: CheckReport = { results: [denied, noted, defaulted], skipped: [configMap] };
 
-t.test('text: a verdict line with its place, then violations, notes, warnings and defaults indented; skips; a summary', async (t) => {
-  t.equal(
-    render(report, 'text'),
-    [
-      'DENIED Shoot garden-dev/web (UPDATE) at shoots.yaml:12 (document 2)',
-      '  [SHOOT-NO-DOWNGRADE] spec.kubernetes.version: kubernetes version must not go down from "1.31.0" to "1.30.0"',
-      '  [IN-USE] first line',
-      '  second line',
-      '  warning: version "1.31.0" expires on 2026-09-20',
-      'ALLOWED CloudProfile aws (DELETE) at profiles.yaml:1 (document 1)',
-      '  note: IN-USE was not checked: no --state or --cluster was given',
-      'ALLOWED CloudProfile gcp (CREATE) at profiles.yaml:40 (document 3)',
-      '  defaulted: spec.machineImages[0].updateStrategy: major',
-      '  defaulted: spec.machineImages[0].versions[0].cri: [{"name":"containerd"}]',
-      '  defaulted: metadata.labels.old: removed',
-      'SKIPPED ConfigMap garden/settings at profiles.yaml:20 (document 2): not a CloudProfile, NamespacedCloudProfile or Shoot',
-      '4 objects: 2 allowed, 1 denied, 1 skipped; 1 not fully checked (see the notes)',
-      '',
-    ].join('\n'),
-  );
-  t.equal(render({ results: [], skipped: [] }, 'text'), '0 objects: 0 allowed, 0 denied, 0 skipped\n', 'no objects: the summary alone');
-  t.equal(render({ results: [noted], skipped: [] }, 'text').split('\n').at(-2), '1 object: 1 allowed, 0 denied, 0 skipped; 1 not fully checked (see the notes)');
-});
+t.test(
+  'text: a verdict line with its place, then violations, notes, warnings and defaults indented; skips; a summary',
+  async (t) => {
+    t.equal(
+      render(report, 'text'),
+      [
+        'DENIED Shoot garden-dev/web (UPDATE) at shoots.yaml:12 (document 2)',
+        '  [SHOOT-NO-DOWNGRADE] spec.kubernetes.version: kubernetes version must not go down from "1.31.0" to "1.30.0"',
+        '  [IN-USE] first line',
+        '  second line',
+        '  warning: version "1.31.0" expires on 2026-09-20',
+        'ALLOWED CloudProfile aws (DELETE) at profiles.yaml:1 (document 1)',
+        '  note: IN-USE was not checked: no --state or --cluster was given',
+        'ALLOWED CloudProfile gcp (CREATE) at profiles.yaml:40 (document 3)',
+        '  defaulted: spec.machineImages[0].updateStrategy: major',
+        '  defaulted: spec.machineImages[0].versions[0].cri: [{"name":"containerd"}]',
+        '  defaulted: metadata.labels.old: removed',
+        'SKIPPED ConfigMap garden/settings at profiles.yaml:20 (document 2): not a CloudProfile, NamespacedCloudProfile or Shoot',
+        '4 objects: 2 allowed, 1 denied, 1 skipped; 1 not fully checked (see the notes)',
+        '',
+      ].join('\n'),
+    );
+    t.equal(
+      render({ results: [], skipped: [] }, 'text'),
+      '0 objects: 0 allowed, 0 denied, 0 skipped\n',
+      'no objects: the summary alone',
+    );
+    t.equal(
+      render({ results: [noted], skipped: [] }, 'text')
+        .split('\n')
+        .at(-2),
+      '1 object: 1 allowed, 0 denied, 0 skipped; 1 not fully checked (see the notes)',
+    );
+  },
+);
 
 t.test('text --quiet: only the denied objects, no skips, no summary', async (t) => {
   t.equal(render(report, 'text', { quiet: true }), render({ results: [denied], skipped: [] }, 'text', { quiet: true }));
   t.match(render(report, 'text', { quiet: true }), /^DENIED Shoot garden-dev\/web[^\n]*\n( {2}[^\n]*\n)+$/);
-  t.equal(render({ results: [noted, defaulted], skipped: [configMap] }, 'text', { quiet: true }), '', 'nothing when nothing is denied');
+  t.equal(
+    render({ results: [noted, defaulted], skipped: [configMap] }, 'text', { quiet: true }),
+    '',
+    'nothing when nothing is denied',
+  );
 });
 
 t.test('text: many defaults are capped, long values cut; JSON keeps them all', async (t) => {
-  const many = Array.from({ length: 25 }, (_, i) => ({ field: `spec.kubernetes.versions[${i}].classification`, op: 'add' as const, path: `/spec/kubernetes/versions/${i}/classification`, value: 'supported' }));
-  const long = { field: 'metadata.annotations', op: 'add' as const, path: '/metadata/annotations', value: { note: 'x'.repeat(500) } };
+  const many = Array.from({ length: 25 }, (_, i) => ({
+    field: `spec.kubernetes.versions[${i}].classification`,
+    op: 'add' as const,
+    path: `/spec/kubernetes/versions/${i}/classification`,
+    value: 'supported',
+  }));
+  const long = {
+    field: 'metadata.annotations',
+    op: 'add' as const,
+    path: '/metadata/annotations',
+    value: { note: 'x'.repeat(500) },
+  };
   const r = { ...defaulted, defaulted: [long, ...many] };
   const lines = render({ results: [r], skipped: [] }, 'text').split('\n');
   const shown = lines.filter((l) => l.startsWith('  defaulted: '));
   t.equal(shown.length, 11, 'ten and a line that counts the rest');
   t.equal(shown.at(-1), '  defaulted: … and 16 more (--output json lists them all)');
   t.ok((shown[0]?.length ?? 0) < 200 && shown[0]?.endsWith('…'), 'a long value is cut');
-  const json = JSON.parse(render({ results: [r], skipped: [] }, 'json')) as { results: Array<{ defaulted: unknown[] }> };
+  const json = JSON.parse(render({ results: [r], skipped: [] }, 'json')) as {
+    results: Array<{ defaulted: unknown[] }>;
+  };
   t.equal(json.results[0]?.defaulted.length, 26);
 });
 
 t.test('json: results, skipped and summary, every key in order; all warnings; no text-only fields', async (t) => {
-  const parsed = JSON.parse(render(report, 'json')) as { results: Array<Record<string, unknown>>; skipped: unknown[]; summary: unknown };
+  const parsed = JSON.parse(render(report, 'json')) as {
+    results: Array<Record<string, unknown>>;
+    skipped: unknown[];
+    summary: unknown;
+  };
   t.same(Object.keys(parsed), ['results', 'skipped', 'summary']);
-  t.same(Object.keys(parsed.results[0] ?? {}), ['file', 'document', 'line', 'kind', 'namespace', 'name', 'operation', 'allowed', 'violations', 'warnings', 'notes', 'defaulted', 'object']);
+  t.same(Object.keys(parsed.results[0] ?? {}), [
+    'file',
+    'document',
+    'line',
+    'kind',
+    'namespace',
+    'name',
+    'operation',
+    'allowed',
+    'violations',
+    'warnings',
+    'notes',
+    'defaulted',
+    'object',
+  ]);
   t.same(parsed.results[0]?.warnings, denied.warnings, 'every warning, not only the budgeted ones');
   t.same(parsed.skipped, [configMap]);
   t.same(parsed.summary, { objects: 4, allowed: 2, denied: 1, skipped: 1, notFullyChecked: 1 });
@@ -120,18 +187,27 @@ t.test('json: results, skipped and summary, every key in order; all warnings; no
   const { shownWarnings: _, ...plain } = defaulted;
   t.same(parsed.results[2], plain, 'round-trips');
 
-  const failed = JSON.parse(render({ ...report, error: { message: '--require-state: …' } }, 'json')) as Record<string, unknown>;
+  const failed = JSON.parse(render({ ...report, error: { message: '--require-state: …' } }, 'json')) as Record<
+    string,
+    unknown
+  >;
   t.same(Object.keys(failed), ['results', 'skipped', 'summary', 'error']);
 });
 
 t.test('errors: JSON and JUnit on stdout, nothing for text (the line goes to stderr)', async (t) => {
-  t.same(JSON.parse(renderError({ message: 'a.yaml:3: not valid YAML: x', file: 'a.yaml', line: 3 }, 'json')), { error: { message: 'a.yaml:3: not valid YAML: x', file: 'a.yaml', line: 3 } });
+  t.same(JSON.parse(renderError({ message: 'a.yaml:3: not valid YAML: x', file: 'a.yaml', line: 3 }, 'json')), {
+    error: { message: 'a.yaml:3: not valid YAML: x', file: 'a.yaml', line: 3 },
+  });
   t.equal(renderError({ message: 'x' }, 'text'), '');
   const xml = renderError({ message: 'a.yaml:3: bad <thing> & "more"', file: 'a.yaml', line: 3 }, 'junit');
   t.equal(XMLValidator.validate(xml), true, 'well-formed');
   const doc = parseJunit(xml);
   t.match(doc.testsuites, { '@_tests': '1', '@_errors': '1', '@_failures': '0' });
-  t.equal(doc.testsuites.testsuite[0]?.testcase[0]?.error?.['@_message'], 'a.yaml:3: bad <thing> & "more"', 'the message survives escaping');
+  t.equal(
+    doc.testsuites.testsuite[0]?.testcase[0]?.error?.['@_message'],
+    'a.yaml:3: bad <thing> & "more"',
+    'the message survives escaping',
+  );
 });
 
 interface JunitCase {
@@ -149,7 +225,12 @@ interface JunitDoc {
 }
 
 function parseJunit(xml: string): JunitDoc {
-  const parser = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === 'testsuite' || name === 'testcase', trimValues: false, processEntities: true });
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    isArray: (name) => name === 'testsuite' || name === 'testcase',
+    trimValues: false,
+    processEntities: true,
+  });
   return parser.parse(xml) as JunitDoc;
 }
 
@@ -165,10 +246,19 @@ t.test('junit: a suite per file, a case per object; failures carry the violation
   t.match(profiles, { '@_tests': '3', '@_failures': '0', '@_skipped': '1' });
 
   const web = shoots?.testcase[0];
-  t.match(web, { '@_classname': 'shoots.yaml', '@_file': 'shoots.yaml', '@_line': '12', '@_name': 'Shoot garden-dev/web (UPDATE), document 2' });
+  t.match(web, {
+    '@_classname': 'shoots.yaml',
+    '@_file': 'shoots.yaml',
+    '@_line': '12',
+    '@_name': 'Shoot garden-dev/web (UPDATE), document 2',
+  });
   t.equal(web?.failure?.['@_type'], 'SHOOT-NO-DOWNGRADE IN-USE', 'the rule IDs');
   t.match(web?.failure?.['@_message'], /^denied: \[SHOOT-NO-DOWNGRADE\] .*\(and 1 more\)$/);
-  t.equal(web?.failure?.['#text'], '[SHOOT-NO-DOWNGRADE] spec.kubernetes.version: kubernetes version must not go down from "1.31.0" to "1.30.0"\n[IN-USE] first line\nsecond line', 'every violation, escaped and restored');
+  t.equal(
+    web?.failure?.['#text'],
+    '[SHOOT-NO-DOWNGRADE] spec.kubernetes.version: kubernetes version must not go down from "1.31.0" to "1.30.0"\n[IN-USE] first line\nsecond line',
+    'every violation, escaped and restored',
+  );
   t.match(web?.['system-out'], /warning: a second warning beyond the budget/, 'every warning');
 
   const [aws, gcp, cm] = profiles?.testcase ?? [];
@@ -188,7 +278,13 @@ t.test('junit: with a --require-state error, the objects not fully checked are e
 
 t.test('junit: whatever the files hold, the XML stays well-formed and says it back', async (t) => {
   const nasty = 'a<b>&c"d\'e\u0000\u0008\u001f\ud800 é ✓ \r\n]]>';
-  const r: JudgedObject = { ...denied, file: `dir/${nasty}.yaml`, name: nasty, violations: [{ rule: 'K8S-VERSIONS', field: `spec["${nasty}"]`, message: nasty }], warnings: [nasty] };
+  const r: JudgedObject = {
+    ...denied,
+    file: `dir/${nasty}.yaml`,
+    name: nasty,
+    violations: [{ rule: 'K8S-VERSIONS', field: `spec["${nasty}"]`, message: nasty }],
+    warnings: [nasty],
+  };
   const xml = render({ results: [r], skipped: [{ ...configMap, name: nasty }] }, 'junit');
   t.equal(XMLValidator.validate(xml), true, 'well-formed');
   // What the validator does not look at: characters XML 1.0 cannot hold, and `<` inside attributes.

@@ -39,7 +39,10 @@ t.test('one denied object: DENIED with its violations indented, exit 1', async (
   t.equal(quiet.code, 1);
   t.same(verdicts(quiet.stdout), ['DENIED CloudProfile bad (CREATE)'], '--quiet: only the denied object');
   t.ok(
-    quiet.stdout.split('\n').slice(1, -1).every((l) => l.startsWith('  ')),
+    quiet.stdout
+      .split('\n')
+      .slice(1, -1)
+      .every((l) => l.startsWith('  ')),
     'with its details, and no summary',
   );
   t.ok(
@@ -49,10 +52,18 @@ t.test('one denied object: DENIED with its violations indented, exit 1', async (
 
   const json = await checkJson(t, { 'apply.yaml': yamlDocs(good, bad) }, ['--now', NOW, 'apply.yaml']);
   t.equal(json.code, 1);
-  t.match(json.results, [{ name: 'good', allowed: true, violations: [] }, { name: 'bad', allowed: false }]);
+  t.match(json.results, [
+    { name: 'good', allowed: true, violations: [] },
+    { name: 'bad', allowed: false },
+  ]);
   const violations = json.results[1]?.violations ?? [];
   t.ok(violations.length > 0);
-  for (const v of violations) t.same(Object.keys(v).sort(), ['field', 'message', 'rule', 'type'], 'each violation: its rule, field, message and error type (docs/check.md)');
+  for (const v of violations)
+    t.same(
+      Object.keys(v).sort(),
+      ['field', 'message', 'rule', 'type'],
+      'each violation: its rule, field, message and error type (docs/check.md)',
+    );
   t.ok(violations.some((v) => v.rule === 'K8S-VERSIONS' && v.field.startsWith('spec.kubernetes.versions[0]')));
 });
 
@@ -66,20 +77,34 @@ t.test('the state decides: removing a version a Shoot uses is an UPDATE that is 
   t.equal(update.code, 1);
   t.match(update.results, [{ operation: 'UPDATE', allowed: false }]);
   t.ok(rulesOf(update.results[0]).includes('IN-USE'));
-  t.match(update.results[0]?.violations.find((v) => v.rule === 'IN-USE')?.message, /garden-dev\/web/, 'names the Shoot');
+  t.match(
+    update.results[0]?.violations.find((v) => v.rule === 'IN-USE')?.message,
+    /garden-dev\/web/,
+    'names the Shoot',
+  );
 
   const create = await checkJson(t, files, ['--now', NOW, 'apply.yaml']);
   t.equal(create.code, 0, 'without the state the same file is a CREATE and nothing is in use');
   t.match(create.results, [{ operation: 'CREATE', allowed: true }]);
 
-  const del = await checkJson(t, { ...files, 'gone.yaml': yamlDocs(before) }, ['--now', NOW, '--state', 'state.yaml', '--delete', 'gone.yaml']);
+  const del = await checkJson(t, { ...files, 'gone.yaml': yamlDocs(before) }, [
+    '--now',
+    NOW,
+    '--state',
+    'state.yaml',
+    '--delete',
+    'gone.yaml',
+  ]);
   t.equal(del.code, 1);
   t.match(del.results, [{ operation: 'DELETE', allowed: false, object: null }]);
   t.ok(rulesOf(del.results[0]).includes('IN-USE'), 'a profile a Shoot uses cannot be deleted');
 });
 
 t.test('--now moves the time rules', async (t) => {
-  const profile = cloudProfile({ name: 'aws', kubernetes: [{ version: '1.30.0', expirationDate: '2026-06-01T00:00:00Z' }, '1.31.0'] });
+  const profile = cloudProfile({
+    name: 'aws',
+    kubernetes: [{ version: '1.30.0', expirationDate: '2026-06-01T00:00:00Z' }, '1.31.0'],
+  });
   const files = { 'apply.yaml': yamlDocs(profile) };
   const late = await checkJson(t, files, ['--now', NOW, 'apply.yaml']);
   t.equal(late.code, 1);
@@ -89,7 +114,10 @@ t.test('--now moves the time rules', async (t) => {
 });
 
 t.test('--feature-gates overrides the config gate', async (t) => {
-  const profile = cloudProfile({ name: 'aws', kubernetes: [{ version: '1.31.0', lifecycle: [{ classification: 'supported' }] }] });
+  const profile = cloudProfile({
+    name: 'aws',
+    kubernetes: [{ version: '1.31.0', lifecycle: [{ classification: 'supported' }] }],
+  });
   const gateOff = 'featureGates: {VersionClassificationLifecycle: false}\ndefaulting: {lifecycle: {enabled: false}}\n';
   const files = { 'apply.yaml': yamlDocs(profile), 'off.yaml': gateOff };
 
@@ -97,25 +125,48 @@ t.test('--feature-gates overrides the config gate', async (t) => {
   t.equal(byConfig.code, 1, 'lifecycle with the gate off in the config');
   t.ok(rulesOf(byConfig.results[0]).includes('LIFECYCLE-ORDER'));
 
-  const byFlag = await checkJson(t, files, ['--now', NOW, '--config', 'off.yaml', '--feature-gates', 'VersionClassificationLifecycle=true', 'apply.yaml']);
+  const byFlag = await checkJson(t, files, [
+    '--now',
+    NOW,
+    '--config',
+    'off.yaml',
+    '--feature-gates',
+    'VersionClassificationLifecycle=true',
+    'apply.yaml',
+  ]);
   t.equal(byFlag.code, 0, 'the flag turns the gate back on');
 
-  const flagOff = await checkJson(t, files, ['--now', NOW, '--feature-gates', 'VersionClassificationLifecycle=false', 'apply.yaml']);
+  const flagOff = await checkJson(t, files, [
+    '--now',
+    NOW,
+    '--feature-gates',
+    'VersionClassificationLifecycle=false',
+    'apply.yaml',
+  ]);
   t.equal(flagOff.code, 1, 'and off');
 });
 
 t.test('the printed object is the one after the mutating path', async (t) => {
-  const bare = cloudProfile({ name: 'aws', kubernetes: ['1.31.0'], images: [{ name: 'gardenlinux', versions: [{ version: '1592.1.0' }] }] });
+  const bare = cloudProfile({
+    name: 'aws',
+    kubernetes: ['1.31.0'],
+    images: [{ name: 'gardenlinux', versions: [{ version: '1592.1.0' }] }],
+  });
   const run = await checkJson(t, { 'apply.yaml': yamlDocs(bare) }, ['--now', NOW, 'apply.yaml']);
   t.equal(run.code, 0, JSON.stringify(run.results[0]?.violations));
-  t.same(run.results[0]?.object?.spec, { ...bare.spec, machineImages: [image('gardenlinux', ['1592.1.0'], 'major')] }, 'Gardener defaults filled in');
+  t.same(
+    run.results[0]?.object?.spec,
+    { ...bare.spec, machineImages: [image('gardenlinux', ['1592.1.0'], 'major')] },
+    'Gardener defaults filled in',
+  );
 });
 
 t.test('--config switches lifecycle defaulting', async (t) => {
   const profile = cloudProfile({ name: 'aws', kubernetes: ['1.30.0', '1.31.0'] });
   const files = { 'apply.yaml': yamlDocs(profile), 'on.yaml': 'defaulting: {lifecycle: {enabled: true}}\n' };
   const on = await checkJson(t, files, ['--now', NOW, '--config', 'on.yaml', 'apply.yaml']);
-  const versions = (r: CheckResult | undefined) => (r?.object?.spec.kubernetes?.versions ?? []) as Array<Record<string, unknown>>;
+  const versions = (r: CheckResult | undefined) =>
+    (r?.object?.spec.kubernetes?.versions ?? []) as Array<Record<string, unknown>>;
   t.ok(
     versions(on.results[0]).every((v) => typeof v.classification === 'string' && v.lifecycle === undefined),
     'every plain version gets a legacy classification (the lifecycle gate is off by default)',

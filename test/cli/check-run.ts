@@ -20,19 +20,33 @@ export function runCheckCli(args: readonly string[], opts: RunOptions = {}): Pro
 /** The built CLI as a child process. */
 export function spawnCheckCli(args: readonly string[], opts: RunOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(...untracked(process.execPath, [CLI, ...args]), { cwd: opts.cwd, env: opts.env ?? CLEAN_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(...untracked(process.execPath, [CLI, ...args]), {
+      cwd: opts.cwd,
+      env: opts.env ?? CLEAN_ENV,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
     child.stdin.end(opts.input ?? '');
   });
 }
 
 /** Runs `work` over `items`, at most `width` at a time, keeping the order of the answers. */
-export async function fewAtATime<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>, width = 3): Promise<R[]> {
+export async function fewAtATime<T, R>(
+  items: readonly T[],
+  work: (item: T, index: number) => Promise<R>,
+  width = 3,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -65,6 +79,7 @@ export const verdicts = (stdout: string) =>
     .map((l) => l.replace(/ at \S+:\d+ \(document \d+\)$/, ''));
 
 /** `OPERATION Kind ns/name`, `-` for no namespace. */
-export const operations = (results: readonly CheckResult[]) => results.map((r) => `${r.operation} ${r.kind} ${r.namespace ?? '-'}/${r.name}`);
+export const operations = (results: readonly CheckResult[]) =>
+  results.map((r) => `${r.operation} ${r.kind} ${r.namespace ?? '-'}/${r.name}`);
 
 export const rulesOf = (r: CheckResult | undefined) => [...new Set(r?.violations.map((v) => v.rule))];

@@ -29,7 +29,11 @@ async function check(t: Test, args: string[]) {
   return runCheckCli(['check', '--now', NOW, '--config', 'cfg.yaml', ...args], { cwd: dir });
 }
 
-const notesOf = (stdout: string) => parseReport({ code: 0, stdout, stderr: '' }).results.map((r) => [`${r.operation} ${r.kind} ${r.name}`, r.notes.map((n) => n.split(' ')[0])]);
+const notesOf = (stdout: string) =>
+  parseReport({ code: 0, stdout, stderr: '' }).results.map((r) => [
+    `${r.operation} ${r.kind} ${r.name}`,
+    r.notes.map((n) => n.split(' ')[0]),
+  ]);
 
 t.test('without a state, what needs one is noted, never judged against nothing', async (t) => {
   const [removal, deletion, others, text] = await Promise.all([
@@ -62,8 +66,15 @@ t.test('without a state, what needs one is noted, never judged against nothing',
   t.match(parseReport(others).summary, { objects: 3, allowed: 3, notFullyChecked: 2 });
 
   t.equal(text.code, 0);
-  t.match(text.stdout, /^ALLOWED CloudProfile aws \(UPDATE\) at after\.yaml:1 \(document 1\)\n {2}note: IN-USE was not checked: no --state or --cluster was given\n/, 'text: a note line under the verdict');
-  t.equal(text.stdout.split('\n').at(-2), '3 objects: 3 allowed, 0 denied, 0 skipped; 3 not fully checked (see the notes)');
+  t.match(
+    text.stdout,
+    /^ALLOWED CloudProfile aws \(UPDATE\) at after\.yaml:1 \(document 1\)\n {2}note: IN-USE was not checked: no --state or --cluster was given\n/,
+    'text: a note line under the verdict',
+  );
+  t.equal(
+    text.stdout.split('\n').at(-2),
+    '3 objects: 3 allowed, 0 denied, 0 skipped; 3 not fully checked (see the notes)',
+  );
 });
 
 t.test('with a state, the same removal is judged, and denied', async (t) => {
@@ -72,39 +83,44 @@ t.test('with a state, the same removal is judged, and denied', async (t) => {
   t.match(parseReport(run).results, [{ operation: 'UPDATE', allowed: false, notes: [] }]);
 });
 
-t.test('--require-state: exit 2 naming each object not fully checked; fine with a state or nothing to note', async (t) => {
-  const [text, json, junit, quiet, withState, nothingToNote] = await Promise.all([
-    check(t, ['--require-state', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
-    check(t, ['--require-state', '--output', 'json', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
-    check(t, ['--require-state', '--output', 'junit', '--old', 'before.yaml', 'after.yaml']),
-    check(t, ['--require-state', '--quiet', '--old', 'before.yaml', 'after.yaml']),
-    check(t, ['--require-state', '--state', 'state.yaml', 'before.yaml']),
-    check(t, ['--require-state', 'after.yaml']),
-  ]);
-  t.equal(text.code, 2, 'exit 2');
-  t.match(text.stdout, /^ALLOWED CloudProfile aws \(UPDATE\)/, 'the verdicts are still printed');
-  t.equal(
-    text.stderr,
-    'version-policy: --require-state: 3 objects could not be fully checked without --state or --cluster: CloudProfile aws (after.yaml:1), NamespacedCloudProfile garden-dev/team (objects.yaml:1), Shoot garden-dev/web (objects.yaml:' +
-      text.stderr.match(/web \(objects\.yaml:(\d+)\)/)?.[1] +
-      ')\n',
-  );
+t.test(
+  '--require-state: exit 2 naming each object not fully checked; fine with a state or nothing to note',
+  async (t) => {
+    const [text, json, junit, quiet, withState, nothingToNote] = await Promise.all([
+      check(t, ['--require-state', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
+      check(t, ['--require-state', '--output', 'json', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
+      check(t, ['--require-state', '--output', 'junit', '--old', 'before.yaml', 'after.yaml']),
+      check(t, ['--require-state', '--quiet', '--old', 'before.yaml', 'after.yaml']),
+      check(t, ['--require-state', '--state', 'state.yaml', 'before.yaml']),
+      check(t, ['--require-state', 'after.yaml']),
+    ]);
+    t.equal(text.code, 2, 'exit 2');
+    t.match(text.stdout, /^ALLOWED CloudProfile aws \(UPDATE\)/, 'the verdicts are still printed');
+    t.equal(
+      text.stderr,
+      'version-policy: --require-state: 3 objects could not be fully checked without --state or --cluster: CloudProfile aws (after.yaml:1), NamespacedCloudProfile garden-dev/team (objects.yaml:1), Shoot garden-dev/web (objects.yaml:' +
+        text.stderr.match(/web \(objects\.yaml:(\d+)\)/)?.[1] +
+        ')\n',
+    );
 
-  t.equal(json.code, 2);
-  t.equal(json.stderr, text.stderr);
-  const report = parseReport(json);
-  t.match(report.error, { message: /^--require-state: 3 objects could not be fully checked/ });
-  t.equal(report.results.length, 3, 'the results are there with the error');
+    t.equal(json.code, 2);
+    t.equal(json.stderr, text.stderr);
+    const report = parseReport(json);
+    t.match(report.error, { message: /^--require-state: 3 objects could not be fully checked/ });
+    t.equal(report.results.length, 3, 'the results are there with the error');
 
-  t.equal(junit.code, 2);
-  const xml = new XMLParser({ ignoreAttributes: false }).parse(junit.stdout) as { testsuites: { '@_errors': string; testsuite: { testcase: { error?: { '@_type': string } } } } };
-  t.equal(xml.testsuites['@_errors'], '1');
-  t.equal(xml.testsuites.testsuite.testcase.error?.['@_type'], 'require-state');
+    t.equal(junit.code, 2);
+    const xml = new XMLParser({ ignoreAttributes: false }).parse(junit.stdout) as {
+      testsuites: { '@_errors': string; testsuite: { testcase: { error?: { '@_type': string } } } };
+    };
+    t.equal(xml.testsuites['@_errors'], '1');
+    t.equal(xml.testsuites.testsuite.testcase.error?.['@_type'], 'require-state');
 
-  t.equal(quiet.code, 2);
-  t.equal(quiet.stdout, '', 'quiet: nothing denied, nothing printed');
-  t.match(quiet.stderr, /--require-state: 1 object could not/);
+    t.equal(quiet.code, 2);
+    t.equal(quiet.stdout, '', 'quiet: nothing denied, nothing printed');
+    t.match(quiet.stderr, /--require-state: 1 object could not/);
 
-  t.equal(withState.code, 0, withState.stderr);
-  t.equal(nothingToNote.code, 0, 'a new CloudProfile needs no state');
-});
+    t.equal(withState.code, 0, withState.stderr);
+    t.equal(nothingToNote.code, 0, 'a new CloudProfile needs no state');
+  },
+);

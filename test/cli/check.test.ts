@@ -16,14 +16,27 @@ const azure = cloudProfile({ name: 'azure', kubernetes: ['1.31.0'] });
 const team = namespacedProfile({ name: 'team', namespace: 'garden-dev', parent: 'aws' });
 const web = shoot({ name: 'web', namespace: 'garden-dev', profile: 'aws', version: '1.31.0' });
 const api = shoot({ name: 'api', namespace: 'garden-dev', profile: 'aws', version: '1.31.0' });
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'garden' }, data: { colour: 'blue' } };
-const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token' }, stringData: { token: 'hunter2-do-not-print' } };
+const configMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'garden' },
+  data: { colour: 'blue' },
+};
+const secret = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'token' },
+  stringData: { token: 'hunter2-do-not-print' },
+};
 
 /** Writes the files, runs `check --now NOW --config cfg.yaml <args>` in their directory. */
 async function check(t: Test, files: Record<string, string>, args: string[], input?: string) {
   const dir = await tempDir(t);
   await writeFiles(dir, { 'cfg.yaml': CONFIG, ...files });
-  return runCheckCli(['check', '--now', NOW, '--config', 'cfg.yaml', ...args], { cwd: dir, ...(input === undefined ? {} : { input }) });
+  return runCheckCli(['check', '--now', NOW, '--config', 'cfg.yaml', ...args], {
+    cwd: dir,
+    ...(input === undefined ? {} : { input }),
+  });
 }
 
 async function checkJson(t: Test, files: Record<string, string>, args: string[], input?: string) {
@@ -33,33 +46,91 @@ async function checkJson(t: Test, files: Record<string, string>, args: string[],
   return { ...run, report, results: report.results };
 }
 
-t.test('text output: one verdict line per object, in file order, then a summary; exit 0 when all are allowed', async (t) => {
-  const run = await check(t, { 'state.yaml': yamlDocs(aws), 'apply.yaml': yamlDocs(team, web, azure) }, ['--state', 'state.yaml', 'apply.yaml']);
-  t.equal(run.code, 0, run.stderr);
-  t.same(verdicts(run.stdout), [
-    'ALLOWED NamespacedCloudProfile garden-dev/team (CREATE)',
-    'ALLOWED Shoot garden-dev/web (CREATE)',
-    'ALLOWED CloudProfile azure (CREATE)',
-  ]);
-  t.match(run.stdout, /^ALLOWED NamespacedCloudProfile garden-dev\/team \(CREATE\) at apply\.yaml:1 \(document 1\)$/m, 'each verdict names its file, line and document');
-  t.equal(run.stdout.split('\n').at(-2), '3 objects: 3 allowed, 0 denied, 0 skipped', 'the summary closes the output');
-});
+t.test(
+  'text output: one verdict line per object, in file order, then a summary; exit 0 when all are allowed',
+  async (t) => {
+    const run = await check(t, { 'state.yaml': yamlDocs(aws), 'apply.yaml': yamlDocs(team, web, azure) }, [
+      '--state',
+      'state.yaml',
+      'apply.yaml',
+    ]);
+    t.equal(run.code, 0, run.stderr);
+    t.same(verdicts(run.stdout), [
+      'ALLOWED NamespacedCloudProfile garden-dev/team (CREATE)',
+      'ALLOWED Shoot garden-dev/web (CREATE)',
+      'ALLOWED CloudProfile azure (CREATE)',
+    ]);
+    t.match(
+      run.stdout,
+      /^ALLOWED NamespacedCloudProfile garden-dev\/team \(CREATE\) at apply\.yaml:1 \(document 1\)$/m,
+      'each verdict names its file, line and document',
+    );
+    t.equal(
+      run.stdout.split('\n').at(-2),
+      '3 objects: 3 allowed, 0 denied, 0 skipped',
+      'the summary closes the output',
+    );
+  },
+);
 
 t.test('json output has exactly the documented shape', async (t) => {
-  const run = await checkJson(t, { 'state.yaml': yamlDocs(aws), 'apply.yaml': yamlDocs(azure, web) }, ['--state', 'state.yaml', 'apply.yaml']);
+  const run = await checkJson(t, { 'state.yaml': yamlDocs(aws), 'apply.yaml': yamlDocs(azure, web) }, [
+    '--state',
+    'state.yaml',
+    'apply.yaml',
+  ]);
   t.equal(run.code, 0);
   t.same(Object.keys(run.report), ['results', 'skipped', 'summary']);
   t.equal(run.results.length, 2);
   for (const r of run.results) {
-    t.same(Object.keys(r), ['file', 'document', 'line', 'kind', 'namespace', 'name', 'operation', 'allowed', 'violations', 'warnings', 'notes', 'defaulted', 'object'], `${r.kind} ${r.name}`);
+    t.same(
+      Object.keys(r),
+      [
+        'file',
+        'document',
+        'line',
+        'kind',
+        'namespace',
+        'name',
+        'operation',
+        'allowed',
+        'violations',
+        'warnings',
+        'notes',
+        'defaulted',
+        'object',
+      ],
+      `${r.kind} ${r.name}`,
+    );
     t.same(r.violations, []);
     t.same(r.notes, [], 'judged against a state: nothing left unchecked');
     t.same(r.defaulted, [], 'a complete object: nothing defaulted');
     t.type(r.warnings, Array);
   }
   const [cp, sh] = run.results;
-  t.match(cp, { file: 'apply.yaml', document: 1, line: 1, kind: 'CloudProfile', namespace: null, name: 'azure', operation: 'CREATE', allowed: true }, 'a cluster-scoped object has namespace null');
-  t.match(sh, { file: 'apply.yaml', document: 2, kind: 'Shoot', namespace: 'garden-dev', name: 'web', operation: 'CREATE', allowed: true });
+  t.match(
+    cp,
+    {
+      file: 'apply.yaml',
+      document: 1,
+      line: 1,
+      kind: 'CloudProfile',
+      namespace: null,
+      name: 'azure',
+      operation: 'CREATE',
+      allowed: true,
+    },
+    'a cluster-scoped object has namespace null',
+  );
+  t.match(sh, {
+    file: 'apply.yaml',
+    document: 2,
+    kind: 'Shoot',
+    namespace: 'garden-dev',
+    name: 'web',
+    operation: 'CREATE',
+    allowed: true,
+  });
   t.same(cp?.object, azure, 'the object as it would be stored');
   t.same(sh?.object, web);
   t.same(run.report.skipped, []);
@@ -70,7 +141,11 @@ t.test('an object found in the state by kind, namespace and name is an UPDATE, a
   const elsewhere = { ...team, metadata: { ...team.metadata, namespace: 'garden-other' } };
   const run = await checkJson(
     t,
-    { 'profiles.yaml': yamlDocs(aws, team), 'shoots.yaml': yamlDocs(web), 'apply.yaml': yamlDocs(aws, azure, team, elsewhere, web, api) },
+    {
+      'profiles.yaml': yamlDocs(aws, team),
+      'shoots.yaml': yamlDocs(web),
+      'apply.yaml': yamlDocs(aws, azure, team, elsewhere, web, api),
+    },
     ['--state', 'profiles.yaml', '--state', 'shoots.yaml', 'apply.yaml'],
   );
   t.equal(run.code, 0);
@@ -85,8 +160,16 @@ t.test('an object found in the state by kind, namespace and name is an UPDATE, a
 });
 
 t.test('each object is judged against the state, never against the other files', async (t) => {
-  const run = await checkJson(t, { 'state.yaml': yamlDocs(aws), 'one.yaml': yamlDocs(azure), 'two.yaml': yamlDocs(azure) }, ['--state', 'state.yaml', 'one.yaml', 'two.yaml']);
-  t.same(operations(run.results), ['CREATE CloudProfile -/azure', 'CREATE CloudProfile -/azure'], 'the second azure is not an update of the first');
+  const run = await checkJson(
+    t,
+    { 'state.yaml': yamlDocs(aws), 'one.yaml': yamlDocs(azure), 'two.yaml': yamlDocs(azure) },
+    ['--state', 'state.yaml', 'one.yaml', 'two.yaml'],
+  );
+  t.same(
+    operations(run.results),
+    ['CREATE CloudProfile -/azure', 'CREATE CloudProfile -/azure'],
+    'the second azure is not an update of the first',
+  );
   t.same(
     run.results.map((r) => [r.file, r.document, r.line]),
     [
@@ -97,19 +180,32 @@ t.test('each object is judged against the state, never against the other files',
 });
 
 t.test('--delete judges the files as DELETE requests; nothing is stored', async (t) => {
-  const run = await check(t, { 'state.yaml': yamlDocs(aws, azure, web), 'gone.yaml': yamlDocs(web, azure) }, ['--state', 'state.yaml', '--delete', 'gone.yaml']);
+  const run = await check(t, { 'state.yaml': yamlDocs(aws, azure, web), 'gone.yaml': yamlDocs(web, azure) }, [
+    '--state',
+    'state.yaml',
+    '--delete',
+    'gone.yaml',
+  ]);
   t.equal(run.code, 0, run.stderr);
   t.same(verdicts(run.stdout), ['ALLOWED Shoot garden-dev/web (DELETE)', 'ALLOWED CloudProfile azure (DELETE)']);
 
   const json = await checkJson(t, { 'gone.yaml': yamlDocs(azure) }, ['--delete', 'gone.yaml']);
-  t.match(json.results, [{ operation: 'DELETE', object: null, defaulted: [] }], 'a DELETE of an object the state lacks is still a DELETE');
+  t.match(
+    json.results,
+    [{ operation: 'DELETE', object: null, defaulted: [] }],
+    'a DELETE of an object the state lacks is still a DELETE',
+  );
 });
 
 t.test('a file can mix kinds, documents and kind: List, and JSON is read too; each result has its place', async (t) => {
   const list = { apiVersion: 'v1', kind: 'List', items: [azure, web] };
   const run = await checkJson(
     t,
-    { 'state.yaml': yamlDocs(aws), 'mixed.yaml': `# a comment first\n${yamlDocs(team, list, api)}`, 'one.json': JSON.stringify(cloudProfile({ name: 'gcp' })) },
+    {
+      'state.yaml': yamlDocs(aws),
+      'mixed.yaml': `# a comment first\n${yamlDocs(team, list, api)}`,
+      'one.json': JSON.stringify(cloudProfile({ name: 'gcp' })),
+    },
     ['--state', 'state.yaml', 'mixed.yaml', 'one.json'],
   );
   t.equal(run.code, 0);
@@ -136,19 +232,34 @@ t.test('a file can mix kinds, documents and kind: List, and JSON is read too; ea
   t.ok(lines[1]! < lines[2]! && lines[2]! < lines[3]!, `each List item has its own line: ${lines.join(',')}`);
 });
 
-t.test('a state file can be a List too, even an empty one, and a namespaced object without a namespace is in "default"', async (t) => {
-  const bare = (o: PolicedObject) => ({ ...o, metadata: { name: o.metadata.name } });
-  const run = await checkJson(
-    t,
-    { 'state.yaml': yamlDocs({ apiVersion: 'v1', kind: 'List', items: [aws, bare(web)] }), 'none.yaml': yamlDocs({ apiVersion: 'v1', kind: 'List', items: [] }), 'apply.yaml': yamlDocs(bare(web)) },
-    ['--state', 'state.yaml', '--state', 'none.yaml', 'apply.yaml'],
-  );
-  t.same(operations(run.results), ['UPDATE Shoot default/web']);
-  t.same(run.results[0]?.notes, [], 'an empty List is a state that says "none", not a missing state');
-});
+t.test(
+  'a state file can be a List too, even an empty one, and a namespaced object without a namespace is in "default"',
+  async (t) => {
+    const bare = (o: PolicedObject) => ({ ...o, metadata: { name: o.metadata.name } });
+    const run = await checkJson(
+      t,
+      {
+        'state.yaml': yamlDocs({ apiVersion: 'v1', kind: 'List', items: [aws, bare(web)] }),
+        'none.yaml': yamlDocs({ apiVersion: 'v1', kind: 'List', items: [] }),
+        'apply.yaml': yamlDocs(bare(web)),
+      },
+      ['--state', 'state.yaml', '--state', 'none.yaml', 'apply.yaml'],
+    );
+    t.same(operations(run.results), ['UPDATE Shoot default/web']);
+    t.same(run.results[0]?.notes, [], 'an empty List is a state that says "none", not a missing state');
+  },
+);
 
 t.test('--now takes any RFC 3339 offset; --feature-gates and --output text are accepted', async (t) => {
-  const run = await check(t, { 'apply.yaml': yamlDocs(azure) }, ['--now', '2026-09-01T02:00:00+02:00', '--feature-gates', 'VersionClassificationLifecycle=false', '--output', 'text', 'apply.yaml']);
+  const run = await check(t, { 'apply.yaml': yamlDocs(azure) }, [
+    '--now',
+    '2026-09-01T02:00:00+02:00',
+    '--feature-gates',
+    'VersionClassificationLifecycle=false',
+    '--output',
+    'text',
+    'apply.yaml',
+  ]);
   t.equal(run.code, 0, run.stderr);
   t.same(verdicts(run.stdout), ['ALLOWED CloudProfile azure (CREATE)']);
 });
@@ -204,7 +315,11 @@ t.test('documents of other kinds are skipped with a note; --strict-kinds makes t
   );
   t.match(skips[1], /at apply\.yaml:\d+ \(document 3\): not a CloudProfile, NamespacedCloudProfile or Shoot/);
   t.equal(text.stdout.split('\n').at(-2), '5 objects: 2 allowed, 0 denied, 3 skipped');
-  t.notMatch(text.stdout + json.stdout, /hunter2|blue/, 'nothing of a skipped document but its kind and name is printed');
+  t.notMatch(
+    text.stdout + json.stdout,
+    /hunter2|blue/,
+    'nothing of a skipped document but its kind and name is printed',
+  );
 
   t.equal(json.code, 0);
   t.same(
@@ -222,7 +337,10 @@ t.test('documents of other kinds are skipped with a note; --strict-kinds makes t
   t.match(strict.stderr, /^version-policy: apply\.yaml:\d+: unsupported kind "ConfigMap" \(apiVersion "v1"\)/);
 
   t.equal(onlyOthers.code, 0, 'a file of other kinds only is not an error either');
-  t.equal(onlyOthers.stdout, `SKIPPED ConfigMap garden/settings at cm.yaml:1 (document 1): not a CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1\n1 object: 0 allowed, 0 denied, 1 skipped\n`);
+  t.equal(
+    onlyOthers.stdout,
+    `SKIPPED ConfigMap garden/settings at cm.yaml:1 (document 1): not a CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1\n1 object: 0 allowed, 0 denied, 1 skipped\n`,
+  );
 });
 
 t.test('--quiet prints only what is denied: nothing when all is allowed', async (t) => {
@@ -234,11 +352,27 @@ t.test('--quiet prints only what is denied: nothing when all is allowed', async 
 });
 
 t.test('--version prints the package version; --help documents the exit codes', async (t) => {
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   const [v, help] = await Promise.all([runCheckCli(['--version']), runCheckCli(['check', '--help'])]);
   t.equal(v.code, 0);
   t.equal(v.stdout, `${version}\n`);
   t.equal(help.code, 0);
-  t.match(help.stdout, /Exit codes:\n {2}0 {2}every object is allowed[\s\S]*\n {2}1 {2}at least one object is denied[\s\S]*\n {2}2 {2}usage or input error/);
-  for (const flag of ['--old', '--delete', '--state', '--cluster', '--output', '--quiet', '--strict-kinds', '--require-state', '--no-mutate']) t.match(help.stdout, flag);
+  t.match(
+    help.stdout,
+    /Exit codes:\n {2}0 {2}every object is allowed[\s\S]*\n {2}1 {2}at least one object is denied[\s\S]*\n {2}2 {2}usage or input error/,
+  );
+  for (const flag of [
+    '--old',
+    '--delete',
+    '--state',
+    '--cluster',
+    '--output',
+    '--quiet',
+    '--strict-kinds',
+    '--require-state',
+    '--no-mutate',
+  ])
+    t.match(help.stdout, flag);
 });

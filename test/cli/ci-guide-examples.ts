@@ -19,7 +19,9 @@ import { CLEAN_ENV, untracked, yamlDocs } from '../helpers/run-cli.js';
 const exec = promisify(execFile);
 
 export const GUIDE = new URL('../../docs/ci.md', import.meta.url);
-export const PACKAGE_VERSION = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION = (
+  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 /** What a CI variable names as the image built from the Dockerfile. */
 export const IMAGE = `registry.example.com/platform/version-policy:${PACKAGE_VERSION}`;
 
@@ -53,7 +55,9 @@ function githubRuns(doc: Record<string, unknown>): string[] {
 
 /** GitLab runs a job's `script` entries one after another in one shell. */
 function gitlabScripts(doc: Record<string, unknown>): string[] {
-  return Object.values(doc).flatMap((job) => ((job as { script?: string[] }).script ? [(job as { script: string[] }).script.join('\n')] : []));
+  return Object.values(doc).flatMap((job) =>
+    (job as { script?: string[] }).script ? [(job as { script: string[] }).script.join('\n')] : [],
+  );
 }
 
 /** The commands of the guide's `sh` blocks, continuation lines joined, comments dropped. */
@@ -76,11 +80,19 @@ export const denied = cloudProfile({ name: 'aws', kubernetes: ['1.31.0', 'v1.32.
 
 /** The demo profile's text without one Kubernetes version (its three lines). */
 function withoutVersion(text: string, version: string): string {
-  const out = text.replace(new RegExp(`\\n {6}- version: ${version.replace(/\./g, '\\.')}\\n(?: {8}[^\\n]*\\n){2}`), '\n');
+  const out = text.replace(
+    new RegExp(`\\n {6}- version: ${version.replace(/\./g, '\\.')}\\n(?: {8}[^\\n]*\\n){2}`),
+    '\n',
+  );
   if (out === text) throw new Error(`demo-aws.yaml has no ${version}`);
   return out;
 }
-const settings = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'garden' }, data: { note: 'not a profile' } };
+const settings = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'garden' },
+  data: { note: 'not a profile' },
+};
 
 export interface SampleRepository {
   dir: string;
@@ -93,7 +105,15 @@ export interface SampleRepository {
   commitInUseRemoval(): Promise<void>;
 }
 
-const GIT_ENV = { ...CLEAN_ENV, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+const GIT_ENV = {
+  ...CLEAN_ENV,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
 
 /**
  * A profiles repository with one change: the demo profile aws drops 1.30.14, which no Shoot of
@@ -141,9 +161,13 @@ export interface ScriptRun {
 /** Runs a job's script as GitHub's and GitLab's runners run bash: errexit and pipefail. */
 export function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    execFile(...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script]), { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
-    });
+    execFile(
+      ...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script]),
+      { cwd, env: { ...GIT_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -155,7 +179,8 @@ export function runScript(script: string, cwd: string, env: NodeJS.ProcessEnv): 
 export async function demoLandscape(t: Test): Promise<{ github: NodeJS.ProcessEnv; gitlab: NodeJS.ProcessEnv }> {
   const fake = await FakeApiServer.start();
   t.teardown(() => fake.close());
-  for (const o of await readObjectFile(fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url)))) fake.add(o.object);
+  for (const o of await readObjectFile(fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url))))
+    fake.add(o.object);
   const runnerTemp = await mkdtemp(join(tmpdir(), 'runner-temp-'));
   t.teardown(() => rm(runnerTemp, { recursive: true, force: true }));
   return {

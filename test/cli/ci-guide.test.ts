@@ -8,7 +8,16 @@ import { readFile } from 'node:fs/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
 import { CLI, plainCommand, runPlainCommand, tempDir } from '../helpers/run-cli.js';
-import { ciExamples, demoLandscape, guideText, IMAGE, PACKAGE_VERSION, runScript, sampleRepository, shellCommands } from './ci-guide-examples.js';
+import {
+  ciExamples,
+  demoLandscape,
+  guideText,
+  IMAGE,
+  PACKAGE_VERSION,
+  runScript,
+  sampleRepository,
+  shellCommands,
+} from './ci-guide-examples.js';
 import { runCheckCli } from './check-run.js';
 
 // Each job runs the CLI a few times per change; on a shared machine that is more than tap's default.
@@ -66,9 +75,13 @@ t.test('the guide documents every flag of check --help, and its exit codes', asy
   const flags = [...help.stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1] ?? '');
   t.ok(flags.length >= 13, `flags read from --help: ${flags.join(' ')}`);
   const table = guide.slice(guide.indexOf('## Flags'), guide.indexOf('## Exit codes'));
-  for (const flag of [...flags, '--version']) t.match(table, new RegExp(`\\| \`${flag}[ \`]`), `${flag} is in the flags table`);
+  for (const flag of [...flags, '--version'])
+    t.match(table, new RegExp(`\\| \`${flag}[ \`]`), `${flag} is in the flags table`);
   const codes = guide.slice(guide.indexOf('## Exit codes'), guide.indexOf('## Output'));
-  t.same([...codes.matchAll(/^\| (\d) \|/gm)].map((m) => m[1]), ['0', '1', '2']);
+  t.same(
+    [...codes.matchAll(/^\| (\d) \|/gm)].map((m) => m[1]),
+    ['0', '1', '2'],
+  );
 });
 
 t.test('the guide says the package is not published, and names this version', async (t) => {
@@ -79,15 +92,25 @@ t.test('the guide says the package is not published, and names this version', as
   t.ok(tarballs.length >= 2 && images.length >= 2);
   t.same([...new Set([...tarballs, ...images])], [PACKAGE_VERSION]);
   t.same([...examples.keys()].sort(), ['github-image', 'github-npx', 'gitlab-image', 'gitlab-npx']);
-  const gitlab = examples.get('gitlab-image')?.doc['version-policy'] as { image: { name: string; entrypoint: string[] } };
-  t.same(gitlab.image, { name: '$VERSION_POLICY_IMAGE', entrypoint: [''] }, 'GitLab: the image as the job image, entrypoint cleared');
+  const gitlab = examples.get('gitlab-image')?.doc['version-policy'] as {
+    image: { name: string; entrypoint: string[] };
+  };
+  t.same(
+    gitlab.image,
+    { name: '$VERSION_POLICY_IMAGE', entrypoint: [''] },
+    'GitLab: the image as the job image, entrypoint cleared',
+  );
 });
 
 t.test('every job reads the landscape, requires it, and writes the report without masking the exit code', async (t) => {
   for (const [name, example] of examples) {
     const script = example.scripts.join('\n');
     t.match(script, /state export --cluster > landscape\.yaml/, `${name}: exports the landscape`);
-    t.match(script, /check --state landscape\.yaml --require-state --junit version-policy\.xml /, `${name}: one check against it`);
+    t.match(
+      script,
+      /check --state landscape\.yaml --require-state --junit version-policy\.xml /,
+      `${name}: one check against it`,
+    );
     t.notMatch(script, /\|\| *true|set \+e/, `${name}: nothing masks an exit code`);
   }
 });
@@ -106,10 +129,19 @@ t.test('the image jobs run (shimmed, see the top of this file) against the demo 
       t.notMatch(run.stdout, /not checked/, 'every rule judged: the state is there');
       const verdicts = run.stdout.split('\n').filter((l) => /^(ALLOWED|DENIED|SKIPPED) /.test(l));
       if (name === 'github-image') {
-        t.match(verdicts, [/^ALLOWED CloudProfile aws \(UPDATE\)/, /^ALLOWED CloudProfile gcp \(CREATE\)/, /^ALLOWED CloudProfile retired \(DELETE\) at \.old\/profiles\/retired\.yaml/, /^SKIPPED ConfigMap garden\/settings/]);
+        t.match(verdicts, [
+          /^ALLOWED CloudProfile aws \(UPDATE\)/,
+          /^ALLOWED CloudProfile gcp \(CREATE\)/,
+          /^ALLOWED CloudProfile retired \(DELETE\) at \.old\/profiles\/retired\.yaml/,
+          /^SKIPPED ConfigMap garden\/settings/,
+        ]);
       } else {
         // No git in the image: the profiles as they are, aws an UPDATE of the stored one.
-        t.match(verdicts, [/^ALLOWED CloudProfile aws \(UPDATE\)/, /^ALLOWED CloudProfile gcp \(CREATE\)/, /^SKIPPED ConfigMap/]);
+        t.match(verdicts, [
+          /^ALLOWED CloudProfile aws \(UPDATE\)/,
+          /^ALLOWED CloudProfile gcp \(CREATE\)/,
+          /^SKIPPED ConfigMap/,
+        ]);
       }
       const report = await junit(repo.dir);
       t.match(report, { testsuites: { '@_failures': '0', '@_skipped': '1' } }, 'the JUnit report is written');
@@ -117,7 +149,10 @@ t.test('the image jobs run (shimmed, see the top of this file) against the demo 
       await repo.commitInUseRemoval();
       const inUse = await runScript(SHIMS + script, repo.dir, jobEnv);
       t.equal(inUse.code, 1, 'removing a version Shoots run fails the job');
-      t.match(inUse.stdout, /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7" from CloudProfile "aws" - version is still in use by shoot 'garden-dev\/dev-cluster', shoot 'garden-prod\/payments'/m);
+      t.match(
+        inUse.stdout,
+        /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7" from CloudProfile "aws" - version is still in use by shoot 'garden-dev\/dev-cluster', shoot 'garden-prod\/payments'/m,
+      );
       t.match(await junit(repo.dir), { testsuites: { '@_failures': '1' } }, 'the report has the denial');
 
       const stateless = await runScript(SHIMS + script, repo.dir, { ...jobEnv, VERSION_POLICY_KUBECONFIG: '' });
@@ -134,11 +169,15 @@ async function junit(dir: string): Promise<unknown> {
 
 t.test("the guide's shell commands run in a repository with that history", async (t) => {
   // Making the tarball and the image is package.test.ts's part, and the image test's.
-  const commands = shellCommands(guide).filter((c) => !/^(npx|npm ci|docker build)/.test(c) && !c.includes('--cluster'));
+  const commands = shellCommands(guide).filter(
+    (c) => !/^(npx|npm ci|docker build)/.test(c) && !c.includes('--cluster'),
+  );
   t.ok(commands.length >= 3, commands.join('\n'));
   const repo = await sampleRepository(await tempDir(t));
   for (const command of commands) {
-    const run = await (plainCommand(command) ? runPlainCommand(command, repo.dir) : runScript(SHIMS + command, repo.dir, env));
+    const run = await (plainCommand(command)
+      ? runPlainCommand(command, repo.dir)
+      : runScript(SHIMS + command, repo.dir, env));
     t.equal(run.code, 0, `${command}\n${run.stderr}`);
     t.match(run.stdout, /^\d+ objects?: [1-9]\d* allowed, 0 denied/m, `${command}: judged something`);
   }

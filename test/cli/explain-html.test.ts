@@ -14,35 +14,79 @@ t.test('the page for every profile of the file, with counts when a state is give
     runCli(['explain', ...STATE, ...NOW, '--output', 'html', 'test/fixtures/explain/profile.yaml'], ROOT),
     runCli(['explain', ...STATE, ...NOW, '--output', 'html', 'test/fixtures/explain/ncp.yaml'], ROOT),
     runCli(['explain', ...NOW, '--output', 'html', 'test/fixtures/explain/profile.yaml'], ROOT),
-    runCli(['explain', ...STATE, ...NOW, '--output', 'html', '--from', '-7d', '--to', '2026-12-31', 'test/fixtures/explain/profile.yaml'], ROOT),
+    runCli(
+      [
+        'explain',
+        ...STATE,
+        ...NOW,
+        '--output',
+        'html',
+        '--from',
+        '-7d',
+        '--to',
+        '2026-12-31',
+        'test/fixtures/explain/profile.yaml',
+      ],
+      ROOT,
+    ),
   ]);
-  for (const run of [withState, ncp, without, window]) t.same([run.code, run.stderr], [0, ''], 'exit 0, nothing on stderr');
+  for (const run of [withState, ncp, without, window])
+    t.same([run.code, run.stderr], [0, ''], 'exit 0, nothing on stderr');
 
   const page = parsePage(withState.stdout);
   t.same(page.errors, []);
   const sections = byClass(page.document, 'profile');
-  t.same(sections.map((s) => [attr(s, 'data-kind'), attr(s, 'data-name')]), [['CloudProfile', 'local']]);
+  t.same(
+    sections.map((s) => [attr(s, 'data-kind'), attr(s, 'data-name')]),
+    [['CloudProfile', 'local']],
+  );
   const row = elements(page.document, (e) => hasClass(e, 'row') && attr(e, 'data-version') === '1.29.8')[0]!;
   t.equal(attr(row, 'data-shoots'), '1', 'the Shoot count of the state (the deleting Shoot not counted)');
-  t.same(elements(page.document, (e) => attr(e, 'data-no-state') !== undefined), []);
+  t.same(
+    elements(page.document, (e) => attr(e, 'data-no-state') !== undefined),
+    [],
+  );
 
   const merged = byClass(parsePage(ncp.stdout).document, 'profile')[0]!;
-  t.same([attr(merged, 'data-kind'), attr(merged, 'data-namespace'), attr(merged, 'data-name')], ['NamespacedCloudProfile', 'garden-dev', 'team']);
+  t.same(
+    [attr(merged, 'data-kind'), attr(merged, 'data-namespace'), attr(merged, 'data-name')],
+    ['NamespacedCloudProfile', 'garden-dev', 'team'],
+  );
 
   const bare = parsePage(without.stdout).document;
-  t.equal(elements(bare, (e) => attr(e, 'data-no-state') !== undefined).length, 1, 'without --state: says there is no cluster state');
+  t.equal(
+    elements(bare, (e) => attr(e, 'data-no-state') !== undefined).length,
+    1,
+    'without --state: says there is no cluster state',
+  );
   t.same(byClass(bare, 'count'), []);
 
   const chart = elements(parsePage(window.stdout).document, (e) => e.tagName === 'svg' && hasClass(e, 'chart'))[0]!;
-  t.same([attr(chart, 'data-from'), attr(chart, 'data-to')], ['2026-08-25T00:00:00Z', '2026-12-31T00:00:00Z'], '--from/--to set the window');
+  t.same(
+    [attr(chart, 'data-from'), attr(chart, 'data-to')],
+    ['2026-08-25T00:00:00Z', '2026-12-31T00:00:00Z'],
+    '--from/--to set the window',
+  );
 });
 
 t.test('window flags: strict, and only with --output html', async (t) => {
   const file = 'test/fixtures/explain/profile.yaml';
   const cases: Array<[string, string[], RegExp]> = [
-    ['--from needs a unit', ['--output', 'html', '--from', '-90', file], /option '--from <when>' argument '-90' is invalid\. not a day offset/],
-    ['--to must be a real date', ['--output', 'html', '--to', '2027-02-30', file], /'--to <when>' argument '2027-02-30' is invalid/],
-    ['--to after --from', ['--output', 'html', '--from', '10d', '--to', '5d', file], /--from\/--to: the window must end at least one day after it starts/],
+    [
+      '--from needs a unit',
+      ['--output', 'html', '--from', '-90', file],
+      /option '--from <when>' argument '-90' is invalid\. not a day offset/,
+    ],
+    [
+      '--to must be a real date',
+      ['--output', 'html', '--to', '2027-02-30', file],
+      /'--to <when>' argument '2027-02-30' is invalid/,
+    ],
+    [
+      '--to after --from',
+      ['--output', 'html', '--from', '10d', '--to', '5d', file],
+      /--from\/--to: the window must end at least one day after it starts/,
+    ],
     ['only for html', ['--from', '-30d', file], /--from and --to shape the timeline page: use them with --output html/],
     ['--output choices', ['--output', 'svg', file], /Allowed choices are text, json, html/],
   ];

@@ -21,8 +21,16 @@ const run = (args: readonly string[]) => runCli(['explain', ...args], ROOT);
 
 const goldens: Array<{ name: string; args: string[]; golden: string }> = [
   { name: 'a CloudProfile, as text', args: [...STATE, `${FIXTURES}/profile.yaml`], golden: 'expected-profile.txt' },
-  { name: 'a CloudProfile, as JSON', args: [...STATE, '--output', 'json', `${FIXTURES}/profile.yaml`], golden: 'expected-profile.json' },
-  { name: 'a NamespacedCloudProfile, merged with its parent', args: [...STATE, `${FIXTURES}/ncp.yaml`], golden: 'expected-ncp.txt' },
+  {
+    name: 'a CloudProfile, as JSON',
+    args: [...STATE, '--output', 'json', `${FIXTURES}/profile.yaml`],
+    golden: 'expected-profile.json',
+  },
+  {
+    name: 'a NamespacedCloudProfile, merged with its parent',
+    args: [...STATE, `${FIXTURES}/ncp.yaml`],
+    golden: 'expected-ncp.txt',
+  },
 ];
 
 for (const g of goldens) {
@@ -50,14 +58,35 @@ t.test('the JSON report says what the fixture implies', async (t) => {
   );
   t.same(k8s['1.33.0']?.next, { classification: 'supported', at: '2026-10-01T00:00:00Z' });
   t.equal(k8s['1.34.0']?.classification, 'unavailable');
-  t.same([k8s['1.31.2']?.managed, k8s['1.30.5']?.managed, k8s['1.32.1']?.managed], [true, true, false], 'managed per the annotation');
+  t.same(
+    [k8s['1.31.2']?.managed, k8s['1.30.5']?.managed, k8s['1.32.1']?.managed],
+    [true, true, false],
+    'managed per the annotation',
+  );
   t.equal(k8s['1.29.8']?.shoots, 1, 'the Shoot being deleted is not counted');
   t.equal(k8s['1.31.1']?.shoots, 0, 'a Shoot on the NamespacedCloudProfile is counted there');
-  t.notOk(p.forcedUpdates.some((f) => f.shoot === 'garden-dev/leaving'), 'a Shoot being deleted is not updated');
-  const byPlace = (shoot: string, place: string, kind: string) => p.forcedUpdates.find((f) => f.shoot === shoot && f.place === place && f.kind === kind);
-  t.match(byPlace('garden-dev/alpha', 'control plane', 'kubernetes'), { from: '1.30.5', to: '1.31.2', at: '2026-09-10T20:00:00Z', expiresAt: '2026-09-10T00:00:00Z' });
-  t.match(byPlace('garden-dev/beta', 'worker pool "legacy"', 'kubernetes'), { from: '1.28.9', to: '1.29.8', toExpired: true, at: null });
-  t.match(byPlace('garden-dev/beta', 'worker pool "ubuntu"', 'machine-image'), { to: null, problem: /update strategy patch/ });
+  t.notOk(
+    p.forcedUpdates.some((f) => f.shoot === 'garden-dev/leaving'),
+    'a Shoot being deleted is not updated',
+  );
+  const byPlace = (shoot: string, place: string, kind: string) =>
+    p.forcedUpdates.find((f) => f.shoot === shoot && f.place === place && f.kind === kind);
+  t.match(byPlace('garden-dev/alpha', 'control plane', 'kubernetes'), {
+    from: '1.30.5',
+    to: '1.31.2',
+    at: '2026-09-10T20:00:00Z',
+    expiresAt: '2026-09-10T00:00:00Z',
+  });
+  t.match(byPlace('garden-dev/beta', 'worker pool "legacy"', 'kubernetes'), {
+    from: '1.28.9',
+    to: '1.29.8',
+    toExpired: true,
+    at: null,
+  });
+  t.match(byPlace('garden-dev/beta', 'worker pool "ubuntu"', 'machine-image'), {
+    to: null,
+    problem: /update strategy patch/,
+  });
   t.equal(p.warnings.length, 1, 'one maintenance failure ahead');
   t.match(p.warnings[0], /^forced update will fail: shoot 'garden-dev\/beta' .*ubuntu:22\.4\.1/);
 });
@@ -65,13 +94,28 @@ t.test('the JSON report says what the fixture implies', async (t) => {
 t.test('usage and input errors exit 2 with one line', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'explain-'));
   const onlyShoot = join(dir, 'shoot.yaml');
-  await writeFile(onlyShoot, 'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: { name: s, namespace: n }\nspec: { kubernetes: { version: 1.31.0 } }\n');
+  await writeFile(
+    onlyShoot,
+    'apiVersion: core.gardener.cloud/v1beta1\nkind: Shoot\nmetadata: { name: s, namespace: n }\nspec: { kubernetes: { version: 1.31.0 } }\n',
+  );
   const cases: Array<[string, string[], RegExp]> = [
-    ['--now must be RFC 3339', ['--now', 'yesterday', `${FIXTURES}/profile.yaml`], /--now.*'yesterday' is invalid\. not an RFC 3339 timestamp/],
-    ['--state and --cluster exclude each other', ['--cluster', '--state', `${FIXTURES}/shoots.yaml`, `${FIXTURES}/profile.yaml`], /exclude each other/],
+    [
+      '--now must be RFC 3339',
+      ['--now', 'yesterday', `${FIXTURES}/profile.yaml`],
+      /--now.*'yesterday' is invalid\. not an RFC 3339 timestamp/,
+    ],
+    [
+      '--state and --cluster exclude each other',
+      ['--cluster', '--state', `${FIXTURES}/shoots.yaml`, `${FIXTURES}/profile.yaml`],
+      /exclude each other/,
+    ],
     ['the file must exist', [`${FIXTURES}/missing.yaml`], /missing\.yaml: cannot read/],
     ['the file must hold a profile', [onlyShoot], /contains no CloudProfile or NamespacedCloudProfile/],
-    ["a NamespacedCloudProfile's parent must be in the state", ['--now', NOW, `${FIXTURES}/ncp.yaml`], /parent CloudProfile "local".*not in the state; pass it with --state/],
+    [
+      "a NamespacedCloudProfile's parent must be in the state",
+      ['--now', NOW, `${FIXTURES}/ncp.yaml`],
+      /parent CloudProfile "local".*not in the state; pass it with --state/,
+    ],
     ['--output is text or json', ['--output', 'yaml', `${FIXTURES}/profile.yaml`], /Allowed choices are text, json/],
   ];
   const runs = await Promise.all(cases.map(([, args]) => run(args)));

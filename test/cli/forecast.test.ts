@@ -19,15 +19,31 @@ t.test('text: grouped by date, then profile, then version', async (t) => {
   const run = await runCli(['forecast', '--state', STATE, '--now', NOW]);
   t.equal(run.code, 0, run.stderr);
   const lines = run.stdout.split('\n');
-  t.equal(lines[0], 'Forecast 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z (180 days): 4 Shoots, 5 steps (1 forced), 0 failures, 0 Shoots trapped');
-  t.match(run.stdout, '2026-12-01\n  CloudProfile/aws\n    kubernetes 1.31.7\n      02:00 UTC  garden-prod/payments worker pool "batch": auto 1.31.7 → 1.31.9 (supported)');
-  t.match(run.stdout, '2027-05-01\n  CloudProfile/aws\n    machine image ubuntu 22.4.20250915\n      00:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z');
+  t.equal(
+    lines[0],
+    'Forecast 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z (180 days): 4 Shoots, 5 steps (1 forced), 0 failures, 0 Shoots trapped',
+  );
+  t.match(
+    run.stdout,
+    '2026-12-01\n  CloudProfile/aws\n    kubernetes 1.31.7\n      02:00 UTC  garden-prod/payments worker pool "batch": auto 1.31.7 → 1.31.9 (supported)',
+  );
+  t.match(
+    run.stdout,
+    '2027-05-01\n  CloudProfile/aws\n    machine image ubuntu 22.4.20250915\n      00:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z',
+  );
 });
 
 t.test('json: every Shoot with its chain, instants in RFC 3339', async (t) => {
   const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--days', '30', '--output', 'json']);
   t.equal(run.code, 0, run.stderr);
-  const doc = JSON.parse(run.stdout) as { until: string; shoots: Array<{ shoot: string; window: string; events: Array<{ at: string; mode: string; from: string; to: string }> }> };
+  const doc = JSON.parse(run.stdout) as {
+    until: string;
+    shoots: Array<{
+      shoot: string;
+      window: string;
+      events: Array<{ at: string; mode: string; from: string; to: string }>;
+    }>;
+  };
   t.equal(doc.until, '2026-12-31T00:00:00Z');
   const dev = doc.shoots.find((s) => s.shoot === 'garden-dev/dev-cluster');
   t.equal(dev?.window, '220000+0000-230000+0000');
@@ -49,8 +65,15 @@ t.test('ics: RFC 5545 as ical.js reads it, one VEVENT per forced update', async 
   const [e] = events;
   t.equal(e?.startDate.toJSDate().toISOString(), '2027-01-16T00:00:00.000Z');
   t.equal(e?.startDate.zone?.tzid, 'UTC');
-  t.equal(e?.summary, 'Forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001', 'unfolded across lines, the arrow intact');
-  t.match(e?.description, 'Reason: Machine image version expired - force update required (image update strategy: minor)\nTrigger: 22.4.20250915 expired at 2027-01-15T23:59:59Z');
+  t.equal(
+    e?.summary,
+    'Forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001',
+    'unfolded across lines, the arrow intact',
+  );
+  t.match(
+    e?.description,
+    'Reason: Machine image version expired - force update required (image update strategy: minor)\nTrigger: 22.4.20250915 expired at 2027-01-15T23:59:59Z',
+  );
   t.match(e?.uid, /^[0-9a-f]{32}@forecast\.version-policy\.gardener\.cloud$/);
   t.equal(e?.component.getFirstPropertyValue('dtstamp')?.toString(), '2026-12-01T00:00:00Z');
 });
@@ -58,8 +81,14 @@ t.test('ics: RFC 5545 as ical.js reads it, one VEVENT per forced update', async 
 t.test('--proposed: only what changes, the trap named', async (t) => {
   const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--proposed', PROPOSED]);
   t.equal(run.code, 0, run.stderr);
-  t.equal(run.stdout.split('\n')[0], 'Changes of the proposed profile, 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z: 4 (3 new, 1 earlier, 3 Shoots newly trapped)');
-  t.match(run.stdout, 'new garden-dev/dev-cluster worker pool "worker-a" image gardenlinux: auto 1877.2.0 → 1877.3.0 (deprecated); auto-update on, 1877.2.0 is supported; TRAP gardener/gardener#13647');
+  t.equal(
+    run.stdout.split('\n')[0],
+    'Changes of the proposed profile, 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z: 4 (3 new, 1 earlier, 3 Shoots newly trapped)',
+  );
+  t.match(
+    run.stdout,
+    'new garden-dev/dev-cluster worker pool "worker-a" image gardenlinux: auto 1877.2.0 → 1877.3.0 (deprecated); auto-update on, 1877.2.0 is supported; TRAP gardener/gardener#13647',
+  );
   t.match(run.stdout, 'earlier (was 2027-05-01T00:00:00Z) garden-ops/monitoring');
   t.notMatch(run.stdout, 'dev-cluster control plane', 'unchanged steps are not shown');
 });
@@ -67,7 +96,13 @@ t.test('--proposed: only what changes, the trap named', async (t) => {
 t.test('--proposed REF:PATH reads the profile from git, as check --old does', async (t) => {
   const dir = await tempDir(t);
   await copyFile(PROPOSED, join(dir, 'aws.yaml'));
-  const env = { ...CLEAN_ENV, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+  const env = {
+    ...CLEAN_ENV,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@example.com',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@example.com',
+  };
   await git('git', ['init', '-q'], { cwd: dir, env });
   await git('git', ['add', 'aws.yaml'], { cwd: dir, env });
   await git('git', ['commit', '-q', '-m', 'proposal'], { cwd: dir, env });

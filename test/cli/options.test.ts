@@ -31,7 +31,11 @@ t.test('--now rejects what is not RFC 3339', async (t) => {
 t.test('--feature-gates reads Kubernetes gate syntax and merges repeats', async (t) => {
   t.same(parseFeatureGates('VersionClassificationLifecycle=false'), { VersionClassificationLifecycle: false });
   t.same(parseFeatureGates(' VersionClassificationLifecycle = true '), { VersionClassificationLifecycle: true });
-  t.same(parseFeatureGates('VersionClassificationLifecycle=true', { VersionClassificationLifecycle: false }), { VersionClassificationLifecycle: true }, 'the later flag wins');
+  t.same(
+    parseFeatureGates('VersionClassificationLifecycle=true', { VersionClassificationLifecycle: false }),
+    { VersionClassificationLifecycle: true },
+    'the later flag wins',
+  );
   t.throws(() => parseFeatureGates('Lifecycle=true'), { message: /unknown feature gate "Lifecycle"/ });
   t.throws(() => parseFeatureGates('VersionClassificationLifecycle=yes'), { message: /needs =true or =false/ });
   t.throws(() => parseFeatureGates('VersionClassificationLifecycle'), { message: /needs =true or =false/ });

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
 import { tempDir } from '../helpers/run-cli.js';
-import { ciExamples, demoLandscape, guideText, PACKAGE_VERSION, runScript, sampleRepository } from './ci-guide-examples.js';
+import {
+  ciExamples,
+  demoLandscape,
+  guideText,
+  PACKAGE_VERSION,
+  runScript,
+  sampleRepository,
+} from './ci-guide-examples.js';
 import { ENV, pack, run } from './packed.js';
 
 // Registry downloads, and four CI jobs of a few CLI runs each: more than tap's default per file.
@@ -18,7 +25,10 @@ const packed = await pack(t);
 
 t.test('the tarball installs into an empty project, and its CLI and the npx jobs of the CI guide run', async (t) => {
   // A project of its own, so that npm installs here; node_modules stays out of git.
-  const repo = await sampleRepository(await tempDir(t), { 'package.json': '{"private": true}\n', '.gitignore': 'node_modules/\npackage-lock.json\n' });
+  const repo = await sampleRepository(await tempDir(t), {
+    'package.json': '{"private": true}\n',
+    '.gitignore': 'node_modules/\npackage-lock.json\n',
+  });
   t.equal(packed.code, 0, packed.stderr);
   const tarball = join(packed.dir, packed.filename);
   const install = await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], repo.dir);
@@ -28,11 +38,19 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
 
   const [version, check] = await Promise.all([
     run('npx', ['version-policy', '--version'], repo.dir, offline),
-    run('npx', ['version-policy', 'check', '--old', 'HEAD~1:profiles/aws.yaml', 'profiles/aws.yaml'], repo.dir, offline),
+    run(
+      'npx',
+      ['version-policy', 'check', '--old', 'HEAD~1:profiles/aws.yaml', 'profiles/aws.yaml'],
+      repo.dir,
+      offline,
+    ),
   ]);
   t.equal(version.stdout, `${PACKAGE_VERSION}\n`, 'npx version-policy --version');
   t.equal(check.code, 0, check.stderr);
-  t.match(check.stdout, /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:3 \(document 1\)\n {2}note: IN-USE was not checked/);
+  t.match(
+    check.stdout,
+    /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:3 \(document 1\)\n {2}note: IN-USE was not checked/,
+  );
 
   const guide = await guideText();
   const examples = ciExamples(guide);
@@ -53,7 +71,9 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
     t.notMatch(job.stdout, /not checked/, `${name}: judged against the landscape`);
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
     t.equal(XMLValidator.validate(xml), true, `${name}: the JUnit report`);
-    t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), { testsuites: { '@_tests': '4', '@_failures': '0', '@_skipped': '1' } });
+    t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), {
+      testsuites: { '@_tests': '4', '@_failures': '0', '@_skipped': '1' },
+    });
   }
 
   // Both jobs compare with the base commit: the new commit's removal is in their change too.
@@ -62,8 +82,15 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
     const [script = ''] = examples.get(name)?.scripts ?? [];
     const job = await runScript(script, repo.dir, jobEnv(name));
     t.equal(job.code, 1, `${name}: removing a version Shoots run fails the job`);
-    t.match(job.stdout, /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7"/m);
+    t.match(
+      job.stdout,
+      /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7"/m,
+    );
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
-    t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), { testsuites: { '@_failures': '1' } }, `${name}: the report has the failure`);
+    t.match(
+      new XMLParser({ ignoreAttributes: false }).parse(xml),
+      { testsuites: { '@_failures': '1' } },
+      `${name}: the report has the failure`,
+    );
   }
 });

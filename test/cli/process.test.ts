@@ -12,30 +12,42 @@ const STATE = new URL('../fixtures/demo-state.yaml', import.meta.url).pathname;
 const AWS = new URL('../fixtures/demo-aws.yaml', import.meta.url).pathname;
 const WITHOUT_IN_USE = new URL('../fixtures/demo-aws-without-1.31.7.yaml', import.meta.url).pathname;
 
-t.test('check: exit 0, 1 and 2 reach the shell, with the verdicts on stdout and one error line on stderr', async (t) => {
-  const dir = await tempDir(t);
-  await writeFiles(dir, { 'good.yaml': yamlDocs(cloudProfile({ name: 'good', kubernetes: ['1.31.0'] })), 'bad.yaml': yamlDocs(cloudProfile({ name: 'bad', kubernetes: ['v1.31.0'] })), 'broken.yaml': 'a: [b\n' });
-  const [allowed, denied, input, usage] = await Promise.all([
-    spawnCli(['check', '--now', NOW, 'good.yaml'], dir),
-    spawnCli(['check', '--now', NOW, 'bad.yaml'], dir),
-    spawnCli(['check', '--now', NOW, 'broken.yaml'], dir),
-    spawnCli(['check', '--no-such-flag', 'good.yaml'], dir),
-  ]);
-  t.equal(allowed.code, 0, allowed.stderr);
-  t.match(allowed.stdout, /^ALLOWED CloudProfile good \(CREATE\)/);
-  t.equal(denied.code, 1, denied.stderr);
-  t.match(denied.stdout, /^DENIED CloudProfile bad \(CREATE\)[^\n]*\n {2}\[K8S-VERSIONS\]/);
-  for (const [what, run] of [['bad YAML', input], ['an unknown flag', usage]] as const) {
-    t.equal(run.code, 2, `${what}: exit 2`);
-    t.match(run.stderr, /^[^\n]+\n$/, `${what}: one line on stderr`);
-  }
-  t.match(input.stderr, /^version-policy: broken\.yaml:\d+: not valid YAML/);
-  t.match(usage.stderr, /unknown option '--no-such-flag'/);
-});
+t.test(
+  'check: exit 0, 1 and 2 reach the shell, with the verdicts on stdout and one error line on stderr',
+  async (t) => {
+    const dir = await tempDir(t);
+    await writeFiles(dir, {
+      'good.yaml': yamlDocs(cloudProfile({ name: 'good', kubernetes: ['1.31.0'] })),
+      'bad.yaml': yamlDocs(cloudProfile({ name: 'bad', kubernetes: ['v1.31.0'] })),
+      'broken.yaml': 'a: [b\n',
+    });
+    const [allowed, denied, input, usage] = await Promise.all([
+      spawnCli(['check', '--now', NOW, 'good.yaml'], dir),
+      spawnCli(['check', '--now', NOW, 'bad.yaml'], dir),
+      spawnCli(['check', '--now', NOW, 'broken.yaml'], dir),
+      spawnCli(['check', '--no-such-flag', 'good.yaml'], dir),
+    ]);
+    t.equal(allowed.code, 0, allowed.stderr);
+    t.match(allowed.stdout, /^ALLOWED CloudProfile good \(CREATE\)/);
+    t.equal(denied.code, 1, denied.stderr);
+    t.match(denied.stdout, /^DENIED CloudProfile bad \(CREATE\)[^\n]*\n {2}\[K8S-VERSIONS\]/);
+    for (const [what, run] of [
+      ['bad YAML', input],
+      ['an unknown flag', usage],
+    ] as const) {
+      t.equal(run.code, 2, `${what}: exit 2`);
+      t.match(run.stderr, /^[^\n]+\n$/, `${what}: one line on stderr`);
+    }
+    t.match(input.stderr, /^version-policy: broken\.yaml:\d+: not valid YAML/);
+    t.match(usage.stderr, /unknown option '--no-such-flag'/);
+  },
+);
 
 t.test("check reads the process's standard input for -, and --output json is a document even on error", async (t) => {
   const [stdin, error] = await Promise.all([
-    spawnCheckCli(['check', '--now', NOW, '--output', 'json', '-'], { input: yamlDocs(cloudProfile({ name: 'piped', kubernetes: ['1.31.0'] })) }),
+    spawnCheckCli(['check', '--now', NOW, '--output', 'json', '-'], {
+      input: yamlDocs(cloudProfile({ name: 'piped', kubernetes: ['1.31.0'] })),
+    }),
     spawnCheckCli(['check', '--output', 'json', '-']),
   ]);
   t.equal(stdin.code, 0, stdin.stderr);

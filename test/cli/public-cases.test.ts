@@ -124,9 +124,21 @@ all.forEach((batch, n) => {
       t.test('same answer as evaluate()', async (t) => {
         const want = decide(caseInput(c, lifecycleDefaultingFor(c)));
         t.same(
-          { allowed: got.allowed, violations: got.violations, warnings: got.warnings, notes: got.notes, object: got.object },
+          {
+            allowed: got.allowed,
+            violations: got.violations,
+            warnings: got.warnings,
+            notes: got.notes,
+            object: got.object,
+          },
           // --output json carries every warning, not only those within the webhook's budget.
-          { allowed: want.allowed, violations: want.violations, warnings: want.allWarnings, notes: [], object: want.object ?? null },
+          {
+            allowed: want.allowed,
+            violations: want.violations,
+            warnings: want.allWarnings,
+            notes: [],
+            object: want.object ?? null,
+          },
         );
       });
       t.test('meets the case', async (t) => {

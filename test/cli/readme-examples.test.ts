@@ -30,14 +30,25 @@ function blockFrom(text: string, from: string): string {
 /** A shell command as the README writes it (backslash continuations, no quoting) → its arguments. */
 const argsOf = (command: string) => command.replace(/\\\n/g, ' ').trim().split(/\s+/).slice(1);
 
-const profileIn = async (file: string) => (await readObjectFile(file)).map((o) => o.object).find((o): o is CloudProfile => o.kind === 'CloudProfile');
+const profileIn = async (file: string) =>
+  (await readObjectFile(file)).map((o) => o.object).find((o): o is CloudProfile => o.kind === 'CloudProfile');
 const withoutServerFields = (p: CloudProfile | undefined) => p && { ...p, metadata: { name: p.metadata.name } };
 
-t.test('the demo profiles are the demo state\'s profile and the demo review\'s change', async (t) => {
+t.test("the demo profiles are the demo state's profile and the demo review's change", async (t) => {
   const state = await loadStaticState([fixture('demo-state.yaml')]);
-  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as { request: { object: CloudProfile } };
-  t.same(await profileIn(fixture('demo-aws.yaml')), withoutServerFields(state.cloudProfile('aws')), 'demo-aws.yaml is the stored profile');
-  t.same(await profileIn(fixture('demo-aws-without-1.31.7.yaml')), withoutServerFields(review.request.object), 'demo-aws-without-1.31.7.yaml is the reviewed one');
+  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as {
+    request: { object: CloudProfile };
+  };
+  t.same(
+    await profileIn(fixture('demo-aws.yaml')),
+    withoutServerFields(state.cloudProfile('aws')),
+    'demo-aws.yaml is the stored profile',
+  );
+  t.same(
+    await profileIn(fixture('demo-aws-without-1.31.7.yaml')),
+    withoutServerFields(review.request.object),
+    'demo-aws-without-1.31.7.yaml is the reviewed one',
+  );
 });
 
 t.test('the examples of docs/explain.md and docs/check.md print what the pages show', async (t) => {
@@ -46,7 +57,10 @@ t.test('the examples of docs/explain.md and docs/check.md print what the pages s
   const [explainCommand = '', ...explainOutput] = explainBlock.split('\n');
   const checkCommand = blockFrom(checkPage, 'version-policy check \\\n');
   const checkOutput = blockFrom(checkPage.slice(checkPage.indexOf(checkCommand)), '{\n  "results"');
-  const [explain, check] = await Promise.all([runCli(argsOf(explainCommand.slice(2)), ROOT), runCli(argsOf(checkCommand), ROOT)]);
+  const [explain, check] = await Promise.all([
+    runCli(argsOf(explainCommand.slice(2)), ROOT),
+    runCli(argsOf(checkCommand), ROOT),
+  ]);
 
   t.equal(explain.code, 0, explain.stderr);
   t.equal(explain.stdout, explainOutput.join('\n'), 'explain: docs/explain.md shows the output of its command');
@@ -60,17 +74,27 @@ t.test('the examples of docs/explain.md and docs/check.md print what the pages s
     got.map(({ object: _, ...r }) => r),
     'check: docs/check.md shows the output of its command',
   );
-  t.same(shown.map((r) => [r.object?.apiVersion, r.object?.kind]), got.map((r) => [r.object?.apiVersion, r.object?.kind]));
+  t.same(
+    shown.map((r) => [r.object?.apiVersion, r.object?.kind]),
+    got.map((r) => [r.object?.apiVersion, r.object?.kind]),
+  );
 });
 
 t.test("the README's webhook answer to the demo review is the policy's", async (t) => {
   const text = await readme();
-  const answer = JSON.parse(blockFrom(text, '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response"')) as { response: { allowed: boolean; status: { message: string } } };
-  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as { request: { object: CloudProfile; oldObject: CloudProfile } };
+  const answer = JSON.parse(
+    blockFrom(text, '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response"'),
+  ) as { response: { allowed: boolean; status: { message: string } } };
+  const review = JSON.parse(await readFile(fixture('review-remove-version-in-use.json'), 'utf8')) as {
+    request: { object: CloudProfile; oldObject: CloudProfile };
+  };
   const state = await loadStaticState([fixture('demo-state.yaml')]);
   const { object, oldObject } = review.request;
   // `npm start` runs with the demo config: the product defaults, the timeline pages on.
-  const decision = evaluate({ operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false }, { now: NOW, config: await loadConfig(fixture('demo-config.yaml')), state });
+  const decision = evaluate(
+    { operation: 'UPDATE', kind: 'CloudProfile', name: 'aws', object, oldObject, dryRun: false },
+    { now: NOW, config: await loadConfig(fixture('demo-config.yaml')), state },
+  );
   t.equal(answer.response.allowed, decision.allowed);
   t.equal(answer.response.status.message, formatDenial(decision.violations));
 });

@@ -17,10 +17,19 @@ import { authority, request, review, writeCertFiles, type ReviewReply } from '..
 import { until } from '../helpers/until.js';
 
 /** `serve ARGS` expected to return; one that serves instead never does, and tap's timeout fails it. */
-const serveExit = (args: string[], env: NodeJS.ProcessEnv = CLEAN_ENV): Promise<CliRun> => inProcess(['serve', ...args], { env });
+const serveExit = (args: string[], env: NodeJS.ProcessEnv = CLEAN_ENV): Promise<CliRun> =>
+  inProcess(['serve', ...args], { env });
 
 const kubeconfig = (cluster: string, current = 'ctx') =>
-  ['apiVersion: v1', 'kind: Config', `clusters: [{name: c, cluster: ${cluster}}]`, 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: ctx, context: {cluster: c, user: u}}]', `current-context: ${current}`, ''].join('\n');
+  [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters: [{name: c, cluster: ${cluster}}]`,
+    'users: [{name: u, user: {token: t}}]',
+    'contexts: [{name: ctx, context: {cluster: c, user: u}}]',
+    `current-context: ${current}`,
+    '',
+  ].join('\n');
 
 t.test('a kubeconfig that cannot be used, or no state source at all: one line, exit 2, at once', async (t) => {
   const dir = await tempDir(t, 'vp-serve-source-');
@@ -29,21 +38,62 @@ t.test('a kubeconfig that cannot be used, or no state source at all: one line, e
     await writeFile(path, text);
     return path;
   };
-  const config = async (name: string, cluster: Record<string, unknown>) => file(name, JSON.stringify({ server: { port: 0, probePort: 0 }, cluster }));
+  const config = async (name: string, cluster: Record<string, unknown>) =>
+    file(name, JSON.stringify({ server: { port: 0, probePort: 0 }, cluster }));
   const home = join(dir, 'home');
   await mkdir(home);
-  const noKubeconfigAnywhere = Object.fromEntries(Object.entries({ ...CLEAN_ENV, HOME: home }).filter(([k]) => !['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(k)));
+  const noKubeconfigAnywhere = Object.fromEntries(
+    Object.entries({ ...CLEAN_ENV, HOME: home }).filter(
+      ([k]) => !['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(k),
+    ),
+  );
 
   const cases: Array<[string, string[], RegExp, NodeJS.ProcessEnv?]> = [
-    ['a kubeconfig that does not exist', ['--config', await config('missing.json', { kubeconfig: join(dir, 'nope') })], /^cannot load kubeconfig \(config: .*\/nope\): ENOENT: no such file or directory/],
-    ['a kubeconfig that cannot be read', ['--config', await config('dir.json', { kubeconfig: dir })], /^cannot load kubeconfig \(config: .*\): EISDIR/],
-    ['a kubeconfig that is not YAML', ['--config', await config('yaml.json', { kubeconfig: await file('bad.yaml', 'clusters: [\n') })], /^cannot load kubeconfig \(config: .*\/bad\.yaml\): \S+/],
-    ['a kubeconfig with no current cluster', ['--config', await config('ctx.json', { kubeconfig: await file('ctx.yaml', kubeconfig("{server: 'https://127.0.0.1:1'}", 'gone')) })], /^kubeconfig \(config: .*\/ctx\.yaml\) has no current context with a cluster$/],
-    ['no kubeconfig anywhere', ['--config', await config('default.json', {})], /^no kubeconfig found: not running in a pod, cluster\.kubeconfig is empty, KUBECONFIG is unset and ~\/\.kube\/config does not exist$/, noKubeconfigAnywhere],
-    ['cluster.enabled: false and no --state', ['--config', await config('off.json', { enabled: false })], /^no cluster state: cluster\.enabled is false and no --state is given, .* pass --without-cluster-state to deny every request that needs the state$/],
+    [
+      'a kubeconfig that does not exist',
+      ['--config', await config('missing.json', { kubeconfig: join(dir, 'nope') })],
+      /^cannot load kubeconfig \(config: .*\/nope\): ENOENT: no such file or directory/,
+    ],
+    [
+      'a kubeconfig that cannot be read',
+      ['--config', await config('dir.json', { kubeconfig: dir })],
+      /^cannot load kubeconfig \(config: .*\): EISDIR/,
+    ],
+    [
+      'a kubeconfig that is not YAML',
+      ['--config', await config('yaml.json', { kubeconfig: await file('bad.yaml', 'clusters: [\n') })],
+      /^cannot load kubeconfig \(config: .*\/bad\.yaml\): \S+/,
+    ],
+    [
+      'a kubeconfig with no current cluster',
+      [
+        '--config',
+        await config('ctx.json', {
+          kubeconfig: await file('ctx.yaml', kubeconfig("{server: 'https://127.0.0.1:1'}", 'gone')),
+        }),
+      ],
+      /^kubeconfig \(config: .*\/ctx\.yaml\) has no current context with a cluster$/,
+    ],
+    [
+      'no kubeconfig anywhere',
+      ['--config', await config('default.json', {})],
+      /^no kubeconfig found: not running in a pod, cluster\.kubeconfig is empty, KUBECONFIG is unset and ~\/\.kube\/config does not exist$/,
+      noKubeconfigAnywhere,
+    ],
+    [
+      'cluster.enabled: false and no --state',
+      ['--config', await config('off.json', { enabled: false })],
+      /^no cluster state: cluster\.enabled is false and no --state is given, .* pass --without-cluster-state to deny every request that needs the state$/,
+    ],
     [
       '--state and --without-cluster-state together',
-      ['--config', await config('both.json', { enabled: false }), '--state', 'test/fixtures/demo-state.yaml', '--without-cluster-state'],
+      [
+        '--config',
+        await config('both.json', { enabled: false }),
+        '--state',
+        'test/fixtures/demo-state.yaml',
+        '--without-cluster-state',
+      ],
       /^--state and --without-cluster-state contradict each other/,
     ],
   ];
@@ -60,54 +110,109 @@ t.test('a kubeconfig that cannot be used, or no state source at all: one line, e
   });
 });
 
-t.test('--without-cluster-state: serves and is ready, says loudly what it gives up, and denies what needs the state', async (t) => {
-  const dir = await tempDir(t, 'vp-serve-nostate-');
-  const certs = await authority('serve-nostate test CA');
-  const { certFile, keyFile } = await writeCertFiles(dir, await certs.issue());
-  const configFile = join(dir, 'config.json');
-  // cluster.enabled stays at its default (true): the flag wins, no informers start.
-  await writeFile(configFile, JSON.stringify({ server: { host: '127.0.0.1', port: 0, probePort: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 }, defaulting: { lifecycle: { enabled: false } } }));
-  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', configFile, '--without-cluster-state']), { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exit;
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const logs: Array<Record<string, unknown>> = [];
-  createInterface({ input: child.stdout }).on('line', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-  const listening = await until('"webhook listening"', () => logs.find((l) => l.msg === 'webhook listening'), 20_000, 20);
-  const port = Number(new URL(String(listening.url)).port);
+t.test(
+  '--without-cluster-state: serves and is ready, says loudly what it gives up, and denies what needs the state',
+  async (t) => {
+    const dir = await tempDir(t, 'vp-serve-nostate-');
+    const certs = await authority('serve-nostate test CA');
+    const { certFile, keyFile } = await writeCertFiles(dir, await certs.issue());
+    const configFile = join(dir, 'config.json');
+    // cluster.enabled stays at its default (true): the flag wins, no informers start.
+    await writeFile(
+      configFile,
+      JSON.stringify({
+        server: { host: '127.0.0.1', port: 0, probePort: 0, tls: { certFile, keyFile }, shutdownGraceSeconds: 5 },
+        defaulting: { lifecycle: { enabled: false } },
+      }),
+    );
+    const child = spawn(
+      ...untracked(process.execPath, [CLI, 'serve', '--config', configFile, '--without-cluster-state']),
+      { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exit = once(child, 'exit').then(([code, signal]) => ({
+      code: code as number | null,
+      signal: signal as NodeJS.Signals | null,
+    }));
+    t.teardown(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exit;
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const logs: Array<Record<string, unknown>> = [];
+    createInterface({ input: child.stdout }).on('line', (line) =>
+      logs.push(JSON.parse(line) as Record<string, unknown>),
+    );
+    const listening = await until(
+      '"webhook listening"',
+      () => logs.find((l) => l.msg === 'webhook listening'),
+      20_000,
+      20,
+    );
+    const port = Number(new URL(String(listening.url)).port);
 
-  t.equal(listening.ready, true, 'ready at once: running without state is the chosen mode, not a failure');
-  t.equal((await request(port, 'GET', '/readyz', undefined, { ca: certs.ca.certPem })).status, 200, '/readyz 200');
-  const warning = logs.find((l) => /^RUNNING WITHOUT CLUSTER STATE/.test(String(l.msg)));
-  t.equal(warning?.level, 'warn', 'a warning at start-up');
-  t.match(warning?.msg, /DENIES every request that needs them \(version removals, profile deletions, NamespacedCloudProfiles, Shoots\)/);
-  const mode = logs.find((l) => String(l.msg).startsWith('mode: '));
-  t.match(mode, { level: 'info', stateSource: /^none \(--without-cluster-state\)/, featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: false, adoptExisting: false });
-  t.match(mode?.msg, /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting off, adoption of existing versions off, cluster state from none/);
-  t.notOk(logs.some((l) => l.msg === 'starting cluster informers'), 'no informers');
+    t.equal(listening.ready, true, 'ready at once: running without state is the chosen mode, not a failure');
+    t.equal((await request(port, 'GET', '/readyz', undefined, { ca: certs.ca.certPem })).status, 200, '/readyz 200');
+    const warning = logs.find((l) => /^RUNNING WITHOUT CLUSTER STATE/.test(String(l.msg)));
+    t.equal(warning?.level, 'warn', 'a warning at start-up');
+    t.match(
+      warning?.msg,
+      /DENIES every request that needs them \(version removals, profile deletions, NamespacedCloudProfiles, Shoots\)/,
+    );
+    const mode = logs.find((l) => String(l.msg).startsWith('mode: '));
+    t.match(mode, {
+      level: 'info',
+      stateSource: /^none \(--without-cluster-state\)/,
+      featureGates: { VersionClassificationLifecycle: Boolean },
+      lifecycleDefaulting: false,
+      adoptExisting: false,
+    });
+    t.match(
+      mode?.msg,
+      /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting off, adoption of existing versions off, cluster state from none/,
+    );
+    t.notOk(
+      logs.some((l) => l.msg === 'starting cluster informers'),
+      'no informers',
+    );
 
-  const images = [image('gardenlinux', ['1.0.0'])];
-  const profile = (versions: string[]): CloudProfile => cloudProfile({ name: 'aws', kubernetes: versions, images });
-  const judge = async (body: unknown) => (await request(port, 'POST', '/validate', JSON.stringify(body), { ca: certs.ca.certPem })).json<ReviewReply>().response;
-  const reason = 'cluster state not ready: the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
+    const images = [image('gardenlinux', ['1.0.0'])];
+    const profile = (versions: string[]): CloudProfile => cloudProfile({ name: 'aws', kubernetes: versions, images });
+    const judge = async (body: unknown) =>
+      (await request(port, 'POST', '/validate', JSON.stringify(body), { ca: certs.ca.certPem })).json<ReviewReply>()
+        .response;
+    const reason =
+      'cluster state not ready: the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
 
-  const removal = await judge(review({ operation: 'UPDATE', object: profile(['1.31.0']), oldObject: profile(['1.30.1', '1.31.0']) }));
-  t.equal(removal.allowed, false, 'removing a version: denied');
-  t.equal(removal.status?.message, `[IN-USE] ${reason}`, 'saying why');
-  const deletion = await judge(review({ operation: 'DELETE', oldObject: profile(['1.30.1']) }));
-  t.equal(deletion.allowed, false, 'deleting a profile: denied');
-  t.match(deletion.status?.message, reason);
-  const create = await judge(review({ operation: 'CREATE', object: shoot({ name: 'web', namespace: 'garden-dev', profile: 'aws', version: '1.31.0', workers: [{ name: 'pool', image: ['gardenlinux', '1.0.0'] }] }) }));
-  t.equal(create.allowed, false, 'a Shoot, whose profile is unknown: denied');
-  t.match(create.status?.message, reason);
-  const adding = await judge(review({ operation: 'UPDATE', object: profile(['1.30.1', '1.31.0']), oldObject: profile(['1.30.1']) }));
-  t.equal(adding.allowed, true, 'adding a version needs no state: allowed');
+    const removal = await judge(
+      review({ operation: 'UPDATE', object: profile(['1.31.0']), oldObject: profile(['1.30.1', '1.31.0']) }),
+    );
+    t.equal(removal.allowed, false, 'removing a version: denied');
+    t.equal(removal.status?.message, `[IN-USE] ${reason}`, 'saying why');
+    const deletion = await judge(review({ operation: 'DELETE', oldObject: profile(['1.30.1']) }));
+    t.equal(deletion.allowed, false, 'deleting a profile: denied');
+    t.match(deletion.status?.message, reason);
+    const create = await judge(
+      review({
+        operation: 'CREATE',
+        object: shoot({
+          name: 'web',
+          namespace: 'garden-dev',
+          profile: 'aws',
+          version: '1.31.0',
+          workers: [{ name: 'pool', image: ['gardenlinux', '1.0.0'] }],
+        }),
+      }),
+    );
+    t.equal(create.allowed, false, 'a Shoot, whose profile is unknown: denied');
+    t.match(create.status?.message, reason);
+    const adding = await judge(
+      review({ operation: 'UPDATE', object: profile(['1.30.1', '1.31.0']), oldObject: profile(['1.30.1']) }),
+    );
+    t.equal(adding.allowed, true, 'adding a version needs no state: allowed');
 
-  child.kill('SIGTERM');
-  t.same(await exit, { code: 0, signal: null }, 'SIGTERM: exit 0');
-  t.equal(stderr, '', 'nothing on stderr');
-});
+    child.kill('SIGTERM');
+    t.same(await exit, { code: 0, signal: null }, 'SIGTERM: exit 0');
+    t.equal(stderr, '', 'nothing on stderr');
+  },
+);

@@ -34,13 +34,21 @@ async function until(check: () => Promise<boolean> | boolean): Promise<void> {
 }
 
 const inFlight = async (s: Served, n: number) =>
-  new RegExp(`version_policy_admission_in_flight_requests\\{webhook="validate"\\} ${n}\n`).test((await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca })).text);
+  new RegExp(`version_policy_admission_in_flight_requests\\{webhook="validate"\\} ${n}\n`).test(
+    (await request(s.port, 'GET', '/metrics', undefined, { ca: s.ca })).text,
+  );
 
 async function serve(t: Test, config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'vp-serve-'));
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
-  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE]), { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE]), {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exit = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exit;
@@ -63,32 +71,54 @@ async function serve(t: Test, config: Record<string, unknown>): Promise<Served> 
   return { child, dir, port, ca, lines, stderr: () => err, exit };
 }
 
-t.test('with no certificate configured, serve makes a dev CA, says where it is, and answers the demo review', async (t) => {
-  const s = await serve(t, { server: { port: 0, probePort: 0 } });
-  const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
-  t.ok(hint, 'logs a curl example');
-  t.match(hint?.msg, /curl --cacert \.dev-certs\/ca\.crt .*--data @test\/fixtures\/review-remove-version-in-use\.json https:\/\/127\.0\.0\.1:\d+\/validate/);
-  t.equal(hint?.caFile, join(s.dir, '.dev-certs', 'ca.crt'));
-  const body = await readFile(REVIEW, 'utf8');
-  const res = await request(s.port, 'POST', '/validate', body, { ca: s.ca });
-  t.equal(res.status, 200);
-  t.equal(res.json<ReviewReply>().response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
-  const ready = await request(s.port, 'GET', '/readyz', undefined, { ca: s.ca });
-  t.equal(ready.status, 200, 'static state counts as synced');
-  t.ok(s.lines.some((l) => l.msg === 'admission' && l.uid === '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01'), 'the admission is logged');
-  const mode = s.lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('mode: '));
-  t.equal(mode.length, 1, 'one line says which mode is in force');
-  t.match(mode[0], { level: 'info', featureGates: { VersionClassificationLifecycle: Boolean }, lifecycleDefaulting: Boolean, adoptExisting: false, stateSource: /^files \(--state .*demo-state\.yaml\)$/ });
-  t.match(mode[0]?.msg, /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting (on|off), adoption of existing versions off, cluster state from files/);
-  s.child.kill('SIGINT');
-  t.same(await s.exit, { code: 0, signal: null }, 'SIGINT: exit 0');
-});
+t.test(
+  'with no certificate configured, serve makes a dev CA, says where it is, and answers the demo review',
+  async (t) => {
+    const s = await serve(t, { server: { port: 0, probePort: 0 } });
+    const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
+    t.ok(hint, 'logs a curl example');
+    t.match(
+      hint?.msg,
+      /curl --cacert \.dev-certs\/ca\.crt .*--data @test\/fixtures\/review-remove-version-in-use\.json https:\/\/127\.0\.0\.1:\d+\/validate/,
+    );
+    t.equal(hint?.caFile, join(s.dir, '.dev-certs', 'ca.crt'));
+    const body = await readFile(REVIEW, 'utf8');
+    const res = await request(s.port, 'POST', '/validate', body, { ca: s.ca });
+    t.equal(res.status, 200);
+    t.equal(res.json<ReviewReply>().response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
+    const ready = await request(s.port, 'GET', '/readyz', undefined, { ca: s.ca });
+    t.equal(ready.status, 200, 'static state counts as synced');
+    t.ok(
+      s.lines.some((l) => l.msg === 'admission' && l.uid === '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01'),
+      'the admission is logged',
+    );
+    const mode = s.lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('mode: '));
+    t.equal(mode.length, 1, 'one line says which mode is in force');
+    t.match(mode[0], {
+      level: 'info',
+      featureGates: { VersionClassificationLifecycle: Boolean },
+      lifecycleDefaulting: Boolean,
+      adoptExisting: false,
+      stateSource: /^files \(--state .*demo-state\.yaml\)$/,
+    });
+    t.match(
+      mode[0]?.msg,
+      /^mode: feature gate VersionClassificationLifecycle (on|off) \(must match the landscape's gardener-apiserver\), lifecycle defaulting (on|off), adoption of existing versions off, cluster state from files/,
+    );
+    s.child.kill('SIGINT');
+    t.same(await s.exit, { code: 0, signal: null }, 'SIGINT: exit 0');
+  },
+);
 
 t.test('listening on every interface, the curl hint names localhost, which the dev certificate covers', async (t) => {
   const s = await serve(t, { server: { host: '0.0.0.0', port: 0, probePort: 0 } });
   const hint = s.lines.find((l) => typeof l.msg === 'string' && l.msg.includes('curl --cacert'));
   t.match(hint?.msg, / https:\/\/localhost:\d+\/validate$/);
-  t.match(s.lines.find((l) => l.msg === 'webhook listening')?.url, /^https:\/\/0\.0\.0\.0:\d+$/, 'the listen address itself is logged as it is');
+  t.match(
+    s.lines.find((l) => l.msg === 'webhook listening')?.url,
+    /^https:\/\/0\.0\.0\.0:\d+$/,
+    'the listen address itself is logged as it is',
+  );
   const res = await localhostRequest(s.port, s.ca);
   t.equal(res, 200, 'https://localhost verifies against the dev CA');
   s.child.kill('SIGINT');
@@ -98,10 +128,12 @@ t.test('listening on every interface, the curl hint names localhost, which the d
 /** GET /healthz at https://localhost:PORT, the certificate checked for the name localhost. */
 function localhostRequest(port: number, ca: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    https.get({ host: 'localhost', port, path: '/healthz', ca, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    https
+      .get({ host: 'localhost', port, path: '/healthz', ca, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -109,7 +141,9 @@ t.test('SIGTERM with requests in flight: every one is answered, then exit 0', as
   const s = await serve(t, { server: { port: 0, probePort: 0, shutdownGraceSeconds: 20 } });
   const body = await readFile(REVIEW, 'utf8');
   const uids = ['t-1', 't-2', 't-3', 't-4', 't-5'];
-  const held = uids.map((uid) => holdRequest(s.port, s.ca, '/validate', body.replace('5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01', uid)));
+  const held = uids.map((uid) =>
+    holdRequest(s.port, s.ca, '/validate', body.replace('5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01', uid)),
+  );
   // The in-flight gauge shows when the server holds all of them.
   await until(() => inFlight(s, uids.length));
   s.child.kill('SIGTERM');
@@ -133,7 +167,9 @@ t.test('a request that never completes does not hold the process past the grace 
 });
 
 t.test('input the user has to fix is one line on stderr and exit code 2', async (t) => {
-  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--state', '/nonexistent/state.yaml']), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--state', '/nonexistent/state.yaml']), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const [code] = (await once(child, 'exit')) as [number];

@@ -16,7 +16,10 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, i
 const DEMO_STATE = fixture('demo-state.yaml');
 const REMOVAL = fixture('demo-aws-without-1.31.7.yaml');
 
-const docs = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as { kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> });
+const docs = (text: string) =>
+  parseAllDocuments(text).map(
+    (d) => d.toJS() as { kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> },
+  );
 
 t.test('from files: the profiles whole, each Shoot its profile, versions and window, nothing else', async (t) => {
   const run = await runCli(['state', 'export', '--state', DEMO_STATE]);
@@ -24,8 +27,17 @@ t.test('from files: the profiles whole, each Shoot its profile, versions and win
   t.match(run.stdout, /^# The landscape as version-policy's rules see it/);
   const objects = docs(run.stdout);
   t.same(
-    objects.map((o) => `${o.kind} ${String((o.metadata.namespace as string | undefined) ?? '')}/${String(o.metadata.name)}`),
-    ['CloudProfile /aws', 'NamespacedCloudProfile garden-dev/aws-extended', 'Shoot garden-dev/dev-cluster', 'Shoot garden-dev/experiments', 'Shoot garden-ops/monitoring', 'Shoot garden-prod/payments'],
+    objects.map(
+      (o) => `${o.kind} ${String((o.metadata.namespace as string | undefined) ?? '')}/${String(o.metadata.name)}`,
+    ),
+    [
+      'CloudProfile /aws',
+      'NamespacedCloudProfile garden-dev/aws-extended',
+      'Shoot garden-dev/dev-cluster',
+      'Shoot garden-dev/experiments',
+      'Shoot garden-ops/monitoring',
+      'Shoot garden-prod/payments',
+    ],
     'every object, in a stable order',
   );
   const source = (await readObjectFile(DEMO_STATE)).map((o) => o.object);
@@ -41,13 +53,22 @@ t.test('from files: the profiles whole, each Shoot its profile, versions and win
       provider: {
         workers: [
           { name: 'general', machine: { image: { name: 'gardenlinux', version: '1877.2.0' } } },
-          { name: 'batch', kubernetes: { version: '1.31.7' }, machine: { image: { name: 'ubuntu', version: '24.4.20251001' } } },
+          {
+            name: 'batch',
+            kubernetes: { version: '1.31.7' },
+            machine: { image: { name: 'ubuntu', version: '24.4.20251001' } },
+          },
         ],
       },
-      maintenance: { timeWindow: (source.find((o) => o.metadata.name === 'payments')?.spec as { maintenance: { timeWindow: unknown } }).maintenance.timeWindow },
+      maintenance: {
+        timeWindow: (
+          source.find((o) => o.metadata.name === 'payments')?.spec as { maintenance: { timeWindow: unknown } }
+        ).maintenance.timeWindow,
+      },
     },
   });
-  for (const gone of ['credentialsBindingName', 'region', 'networking', 'uid', 'resourceVersion', 'status']) t.notMatch(run.stdout, new RegExp(`\\b${gone}:`), `no ${gone}`);
+  for (const gone of ['credentialsBindingName', 'region', 'networking', 'uid', 'resourceVersion', 'status'])
+    t.notMatch(run.stdout, new RegExp(`\\b${gone}:`), `no ${gone}`);
 });
 
 t.test('the snapshot judges as the full state does: the in-use removal is denied', async (t) => {
@@ -59,7 +80,11 @@ t.test('the snapshot judges as the full state does: the in-use removal is denied
     runCli(['check', '--now', '2026-09-01T00:00:00Z', '--output', 'json', '--state', state, REMOVAL]),
   ]);
   t.equal(snapshot.code, 1);
-  t.same(JSON.parse(snapshot.stdout), JSON.parse(full.stdout), 'the same verdict, violations, warnings and stored object');
+  t.same(
+    JSON.parse(snapshot.stdout),
+    JSON.parse(full.stdout),
+    'the same verdict, violations, warnings and stored object',
+  );
 });
 
 t.test('from the API server, read-only: the same snapshot', async (t) => {
@@ -68,7 +93,10 @@ t.test('from the API server, read-only: the same snapshot', async (t) => {
   for (const o of await readObjectFile(DEMO_STATE)) fake.add(o.object);
   const dir = await tempDir(t);
   await writeFiles(dir, { 'cluster.yaml': `cluster: {kubeconfig: ${JSON.stringify(fake.kubeconfigPath)}}\n` });
-  const [live, files] = await Promise.all([runCli(['state', 'export', '--cluster', '--config', join(dir, 'cluster.yaml')]), runCli(['state', 'export', '--state', DEMO_STATE])]);
+  const [live, files] = await Promise.all([
+    runCli(['state', 'export', '--cluster', '--config', join(dir, 'cluster.yaml')]),
+    runCli(['state', 'export', '--state', DEMO_STATE]),
+  ]);
   t.equal(live.code, 0, live.stderr);
   t.equal(live.stdout, files.stdout);
   t.same([...new Set(fake.requests.map((r) => r.method))], ['GET'], 'nothing but GET');
@@ -108,13 +136,27 @@ t.test('check --junit FILE: the report and the text verdicts from one run, one e
   t.match(xml, { testsuites: { '@_tests': '1', '@_failures': '1' } });
 
   // An UPDATE that removes a version needs the landscape; a CREATE would not.
-  const stateless = await runCli(['check', '--require-state', '--junit', report, '--old', fixture('demo-aws.yaml'), REMOVAL]);
+  const stateless = await runCli([
+    'check',
+    '--require-state',
+    '--junit',
+    report,
+    '--old',
+    fixture('demo-aws.yaml'),
+    REMOVAL,
+  ]);
   t.equal(stateless.code, 2, '--require-state without a state');
-  t.match(new XMLParser({ ignoreAttributes: false }).parse(await readFile(report, 'utf8')), { testsuites: { '@_errors': '1' } });
+  t.match(new XMLParser({ ignoreAttributes: false }).parse(await readFile(report, 'utf8')), {
+    testsuites: { '@_errors': '1' },
+  });
 
   const unreadable = await runCli(['check', '--junit', report, join(dir, 'missing.yaml')]);
   t.equal(unreadable.code, 2);
-  t.match(await readFile(report, 'utf8'), /<error message="[^"]*missing\.yaml: cannot read/, 'an input error is in the report too');
+  t.match(
+    await readFile(report, 'utf8'),
+    /<error message="[^"]*missing\.yaml: cannot read/,
+    'an input error is in the report too',
+  );
 
   const unwritable = await runCli(['check', '--state', DEMO_STATE, '--junit', join(dir, 'no/such/dir.xml'), REMOVAL]);
   t.equal(unwritable.code, 2);

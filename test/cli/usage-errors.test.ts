@@ -5,13 +5,29 @@ import t from 'tap';
 import { runCli } from '../helpers/run-cli.js';
 
 const CASES: Array<[string, string[], RegExp]> = [
-  ['top level: an unknown command, with the nearest one suggested', ['chek'], /unknown command 'chek' \(Did you mean check\?\)/],
+  [
+    'top level: an unknown command, with the nearest one suggested',
+    ['chek'],
+    /unknown command 'chek' \(Did you mean check\?\)/,
+  ],
   ['top level: no command', [], /missing command: one of serve, check, explain/],
   ['top level: help for an unknown command', ['help', 'chek'], /unknown command 'chek'/],
-  ['serve: a misspelt option, with the nearest one suggested', ['serve', '--confg', 'x.yaml'], /unknown option '--confg' \(Did you mean --config\?\)/],
-  ['explain: a misspelt option', ['explain', '--nw', '2026-09-01T00:00:00Z', 'x.yaml'], /unknown option '--nw' \(Did you mean --now\?\)/],
+  [
+    'serve: a misspelt option, with the nearest one suggested',
+    ['serve', '--confg', 'x.yaml'],
+    /unknown option '--confg' \(Did you mean --config\?\)/,
+  ],
+  [
+    'explain: a misspelt option',
+    ['explain', '--nw', '2026-09-01T00:00:00Z', 'x.yaml'],
+    /unknown option '--nw' \(Did you mean --now\?\)/,
+  ],
   ['explain: two FILEs', ['explain', 'x.yaml', 'y.yaml'], /too many arguments for 'explain'/],
-  ['explain: a --now that is not RFC 3339', ['explain', '--now', '2026-09-01', 'x.yaml'], /--now.*not an RFC 3339 timestamp/],
+  [
+    'explain: a --now that is not RFC 3339',
+    ['explain', '--now', '2026-09-01', 'x.yaml'],
+    /--now.*not an RFC 3339 timestamp/,
+  ],
 ];
 
 t.test('usage errors: one line on stderr, exit 2', async (t) => {

@@ -40,15 +40,26 @@ t.test('an explicit cluster.kubeconfig wins over everything', async (t) => {
   const explicit = await w.file('explicit', 'https://explicit.example:6443');
   const env = { ...w.inPod, KUBECONFIG: await w.file('env', 'https://env.example:6443') };
   t.same(kubeConfigSource(explicit, { env, root: w.pod, home: w.home }), { from: 'config', files: [explicit] });
-  t.equal(loadKubeConfig(explicit, { env, root: w.pod, home: w.home }).getCurrentCluster()?.server, 'https://explicit.example:6443');
+  t.equal(
+    loadKubeConfig(explicit, { env, root: w.pod, home: w.home }).getCurrentCluster()?.server,
+    'https://explicit.example:6443',
+  );
 });
 
 t.test('in a pod, the service account comes next', async (t) => {
   const w = await world(t);
   const env = { ...w.inPod, KUBECONFIG: await w.file('env', 'https://env.example:6443') };
   t.same(kubeConfigSource('', { env, root: w.pod, home: w.home }), { from: 'in-cluster' });
-  t.same(kubeConfigSource('', { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, root: w.pod, home: w.home }).from, 'home', 'no port: not a pod');
-  t.same(kubeConfigSource('', { env: w.inPod, root: join(w.pod, 'elsewhere'), home: w.home }).from, 'home', 'no token mounted: not a pod');
+  t.same(
+    kubeConfigSource('', { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, root: w.pod, home: w.home }).from,
+    'home',
+    'no port: not a pod',
+  );
+  t.same(
+    kubeConfigSource('', { env: w.inPod, root: join(w.pod, 'elsewhere'), home: w.home }).from,
+    'home',
+    'no token mounted: not a pod',
+  );
 });
 
 t.test('then KUBECONFIG (several files merge, the first current-context wins), then ~/.kube/config', async (t) => {
@@ -59,31 +70,82 @@ t.test('then KUBECONFIG (several files merge, the first current-context wins), t
   t.same(kubeConfigSource('', { env, home: w.home }), { from: 'KUBECONFIG', files: [first, second] });
   const kc = loadKubeConfig('', { env, home: w.home });
   t.equal(kc.getCurrentCluster()?.server, 'https://first.example:6443');
-  t.same(kc.getContexts().map((c) => c.name), ['first', 'second']);
+  t.same(
+    kc.getContexts().map((c) => c.name),
+    ['first', 'second'],
+  );
   t.equal(loadKubeConfig('', { env: {}, home: w.home }).getCurrentCluster()?.server, 'https://home.example:6443');
 });
 
 t.test('no kubeconfig anywhere, or an unreadable one, is a clear error', async (t) => {
   const w = await world(t);
-  t.throws(() => kubeConfigSource('', { env: {}, home: join(w.home, 'nobody') }), new KubeConfigError('no kubeconfig found: not running in a pod, cluster.kubeconfig is empty, KUBECONFIG is unset and ~/.kube/config does not exist'));
-  t.throws(() => loadKubeConfig(join(w.home, 'missing'), { env: {} }), { name: 'KubeConfigError', message: /cannot load kubeconfig \(config: .*missing\): ENOENT/ });
+  t.throws(
+    () => kubeConfigSource('', { env: {}, home: join(w.home, 'nobody') }),
+    new KubeConfigError(
+      'no kubeconfig found: not running in a pod, cluster.kubeconfig is empty, KUBECONFIG is unset and ~/.kube/config does not exist',
+    ),
+  );
+  t.throws(() => loadKubeConfig(join(w.home, 'missing'), { env: {} }), {
+    name: 'KubeConfigError',
+    message: /cannot load kubeconfig \(config: .*missing\): ENOENT/,
+  });
 });
 
-t.test('what can be checked before the first request is: the server URL, the certificate files, the file itself', async (t) => {
-  const dir = t.testdir({});
-  const write = async (name: string, text: string) => {
-    const path = join(dir, name);
-    await writeFile(path, text);
-    return path;
-  };
-  const withCluster = (cluster: string, user = '{token: t}') =>
-    ['apiVersion: v1', 'kind: Config', `clusters: [{name: c, cluster: ${cluster}}]`, `users: [{name: u, user: ${user}}]`, 'contexts: [{name: x, context: {cluster: c, user: u}}]', 'current-context: x', ''].join('\n');
-  const load = async (name: string, text: string) => loadKubeConfig(await write(name, text), { env: {} });
-  await t.rejects(load('url', withCluster("{server: 'api.example'}")), { name: 'KubeConfigError', message: /: cluster "c" has server "api\.example", not an http\(s\) URL$/ });
-  await t.rejects(load('ca', withCluster(`{server: 'https://a.example', certificate-authority: ${join(dir, 'ca.crt')}}`)), { message: /: certificate-authority .*ca\.crt cannot be read: ENOENT$/ });
-  await t.rejects(load('key', withCluster("{server: 'https://a.example'}", `{client-certificate: ${join(dir, 'ca')}, client-key: ${join(dir, 'nokey')}}`)), { message: /: client-key .*nokey cannot be read: ENOENT$/ });
-  await t.rejects(load('empty', ''), { message: /^cannot load kubeconfig \(config: .*empty\): not a kubeconfig$/ });
-  await t.rejects(load('yaml', 'clusters: [\n'), { message: /^cannot load kubeconfig \(config: .*yaml\): [^\n]+$/ }, 'the YAML error in one line');
-  t.equal((await load('ok', withCluster(`{server: 'https://a.example', certificate-authority: ${join(dir, 'ca')}}`))).getCurrentCluster()?.server, 'https://a.example', 'an existing file passes');
-  t.equal((await load('http', withCluster("{server: 'http://127.0.0.1:8001'}"))).getCurrentCluster()?.server, 'http://127.0.0.1:8001', 'plain http (kubectl proxy) passes');
-});
+t.test(
+  'what can be checked before the first request is: the server URL, the certificate files, the file itself',
+  async (t) => {
+    const dir = t.testdir({});
+    const write = async (name: string, text: string) => {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    };
+    const withCluster = (cluster: string, user = '{token: t}') =>
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: c, cluster: ${cluster}}]`,
+        `users: [{name: u, user: ${user}}]`,
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'current-context: x',
+        '',
+      ].join('\n');
+    const load = async (name: string, text: string) => loadKubeConfig(await write(name, text), { env: {} });
+    await t.rejects(load('url', withCluster("{server: 'api.example'}")), {
+      name: 'KubeConfigError',
+      message: /: cluster "c" has server "api\.example", not an http\(s\) URL$/,
+    });
+    await t.rejects(
+      load('ca', withCluster(`{server: 'https://a.example', certificate-authority: ${join(dir, 'ca.crt')}}`)),
+      { message: /: certificate-authority .*ca\.crt cannot be read: ENOENT$/ },
+    );
+    await t.rejects(
+      load(
+        'key',
+        withCluster(
+          "{server: 'https://a.example'}",
+          `{client-certificate: ${join(dir, 'ca')}, client-key: ${join(dir, 'nokey')}}`,
+        ),
+      ),
+      { message: /: client-key .*nokey cannot be read: ENOENT$/ },
+    );
+    await t.rejects(load('empty', ''), { message: /^cannot load kubeconfig \(config: .*empty\): not a kubeconfig$/ });
+    await t.rejects(
+      load('yaml', 'clusters: [\n'),
+      { message: /^cannot load kubeconfig \(config: .*yaml\): [^\n]+$/ },
+      'the YAML error in one line',
+    );
+    t.equal(
+      (
+        await load('ok', withCluster(`{server: 'https://a.example', certificate-authority: ${join(dir, 'ca')}}`))
+      ).getCurrentCluster()?.server,
+      'https://a.example',
+      'an existing file passes',
+    );
+    t.equal(
+      (await load('http', withCluster("{server: 'http://127.0.0.1:8001'}"))).getCurrentCluster()?.server,
+      'http://127.0.0.1:8001',
+      'plain http (kubectl proxy) passes',
+    );
+  },
+);

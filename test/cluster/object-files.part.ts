@@ -51,12 +51,36 @@ t.test('reads multi-document streams, mixed kinds and Lists, each with its own l
 
 t.test('errors name the file and the line of the offending field', async (t) => {
   const cases: Array<[string, string, RegExp]> = [
-    ['a number for a version', profile('aws', '1.30'), /^p\.yaml:9: invalid CloudProfile "aws": spec\.kubernetes\.versions\[1\]\.version: must be string, found 1\.30 \(quote it: "1\.30"\)$/],
-    ['versions not a list', profile('aws').replace(/versions:\n(\s+- .*\n)+/, 'versions: "1.30.0"\n'), /^p\.yaml:7: invalid CloudProfile "aws": spec\.kubernetes\.versions: must be array$/],
-    ['the wrong apiVersion', profile('aws').replace('v1beta1', 'v1'), /^p\.yaml:1: invalid CloudProfile "aws": apiVersion: must be "core\.gardener\.cloud\/v1beta1"$/],
-    ['the wrong kind', profile('aws').replace('CloudProfile', 'CloudProfil'), /^p\.yaml:2: unsupported kind "CloudProfil"/],
-    ['no spec', profile('aws').replace(/spec:[\s\S]*/, ''), /^p\.yaml:1: invalid CloudProfile "aws": spec: required field is missing$/],
-    ['broken YAML in the second document', `${shootDoc}---\nkind: [Shoot\nmetadata: x\n`, /^p\.yaml:7: not valid YAML: /],
+    [
+      'a number for a version',
+      profile('aws', '1.30'),
+      /^p\.yaml:9: invalid CloudProfile "aws": spec\.kubernetes\.versions\[1\]\.version: must be string, found 1\.30 \(quote it: "1\.30"\)$/,
+    ],
+    [
+      'versions not a list',
+      profile('aws').replace(/versions:\n(\s+- .*\n)+/, 'versions: "1.30.0"\n'),
+      /^p\.yaml:7: invalid CloudProfile "aws": spec\.kubernetes\.versions: must be array$/,
+    ],
+    [
+      'the wrong apiVersion',
+      profile('aws').replace('v1beta1', 'v1'),
+      /^p\.yaml:1: invalid CloudProfile "aws": apiVersion: must be "core\.gardener\.cloud\/v1beta1"$/,
+    ],
+    [
+      'the wrong kind',
+      profile('aws').replace('CloudProfile', 'CloudProfil'),
+      /^p\.yaml:2: unsupported kind "CloudProfil"/,
+    ],
+    [
+      'no spec',
+      profile('aws').replace(/spec:[\s\S]*/, ''),
+      /^p\.yaml:1: invalid CloudProfile "aws": spec: required field is missing$/,
+    ],
+    [
+      'broken YAML in the second document',
+      `${shootDoc}---\nkind: [Shoot\nmetadata: x\n`,
+      /^p\.yaml:7: not valid YAML: /,
+    ],
     ['a scalar document', 'hello world\n', /^p\.yaml:1: expected a Kubernetes object, found string$/],
     ['a List without items', 'apiVersion: v1\nkind: List\n', /^p\.yaml:1: a List needs an `items` list$/],
     ['duplicate keys', `${shootDoc}kind: Shoot\n`, /^p\.yaml:5: not valid YAML: Map keys must be unique/],
@@ -67,6 +91,14 @@ t.test('errors name the file and the line of the offending field', async (t) => 
 
 t.test('an alias bomb is refused, not expanded', async (t) => {
   const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-  for (let i = 1; i < 10; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
-  t.throws(() => parseObjects(`${levels.join('\n')}\n`, 'bomb.yaml'), { name: 'InputError', message: /^bomb\.yaml:1: not valid YAML: .*alias/i });
+  for (let i = 1; i < 10; i++)
+    levels.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
+  t.throws(() => parseObjects(`${levels.join('\n')}\n`, 'bomb.yaml'), {
+    name: 'InputError',
+    message: /^bomb\.yaml:1: not valid YAML: .*alias/i,
+  });
 });

@@ -25,7 +25,14 @@ import { until } from '../helpers/until.js';
 t.setTimeout(240_000);
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const PAGES = ['README.md', 'certs/README.md', 'charts/version-policy/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md') && f !== 'ci.md').map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'certs/README.md',
+  'charts/version-policy/README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'ci.md')
+    .map((f) => `docs/${f}`),
+];
 
 interface DocCommand {
   where: string;
@@ -52,16 +59,26 @@ const ALL = PAGES.flatMap(commandsOf);
 
 /** Where a command that needs more than this machine is exercised instead. */
 const ELSEWHERE: Array<[RegExp, string]> = [
-  [/^npm ci && npm (start|test)$/, 'test/scripts/node22.test.ts runs the demo script with the machine\'s Node; .ci/run runs both'],
+  [
+    /^npm ci && npm (start|test)$/,
+    "test/scripts/node22.test.ts runs the demo script with the machine's Node; .ci/run runs both",
+  ],
   [/^npm ci && npm run build$/, 'every test run builds first'],
   [/^(kubectl|helm) /, 'needs a cluster: the chart tests render what it would act on'],
-  [/^KUBECONFIG=\S+ (npx )?version-policy check --cluster /, 'needs a cluster: test/e2e/kube-apiserver.e2e.ts (ciReader) runs it with the chart\'s CI identity against the real kube-apiserver'],
+  [
+    /^KUBECONFIG=\S+ (npx )?version-policy check --cluster /,
+    "needs a cluster: test/e2e/kube-apiserver.e2e.ts (ciReader) runs it with the chart's CI identity against the real kube-apiserver",
+  ],
   [/^open http/, 'opens a browser on the port-forwarded pages; test/server/ui.test.ts serves them'],
   [/^version-policy explain \[/, 'the synopsis, not a command'],
-  [/^(E2E_\w+=\S+ )*npm run test:e2e\b/, '.ci/run runs the end-to-end suites (they build the real control plane with Go)'],
+  [
+    /^(E2E_\w+=\S+ )*npm run test:e2e\b/,
+    '.ci/run runs the end-to-end suites (they build the real control plane with Go)',
+  ],
 ];
 
-const runsHere = (c: DocCommand) => /^(version-policy |certs\/generate\.sh|curl )/.test(c.text) && !/^version-policy explain \[/.test(c.text);
+const runsHere = (c: DocCommand) =>
+  /^(version-policy |certs\/generate\.sh|curl )/.test(c.text) && !/^version-policy explain \[/.test(c.text);
 
 t.test('every command is run here or named with where it is exercised', async (t) => {
   t.ok(ALL.length >= 20, `${ALL.length} commands`);
@@ -76,11 +93,18 @@ async function scratch(t: Test): Promise<string> {
   return dir;
 }
 
-function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const shim = `version-policy() { command "${process.execPath}" "${CLI}" "$@"; }\n`;
   return new Promise((resolve) => {
-    execFile(...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', shim + command]), { cwd, env: { ...CLEAN_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
+    execFile(
+      ...untracked('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', shim + command]),
+      { cwd, env: { ...CLEAN_ENV, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) =>
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr }),
     );
   });
 }
@@ -88,24 +112,46 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<
 t.test('version-policy and certs/generate.sh commands run as written', async (t) => {
   const dir = await scratch(t);
   const commands = ALL.filter((c) => /^(version-policy |certs\/generate\.sh)/.test(c.text) && runsHere(c));
-  t.ok(commands.some((c) => c.text.startsWith('certs/')) && commands.some((c) => c.text.includes('--output html')), commands.map((c) => c.text).join('\n'));
+  t.ok(
+    commands.some((c) => c.text.startsWith('certs/')) && commands.some((c) => c.text.includes('--output html')),
+    commands.map((c) => c.text).join('\n'),
+  );
   for (const c of commands) {
     const text = c.text.replace(/ \/tmp\/c /, ` ${join(dir, 'c')} `);
     const run = await (plainCommand(text) ? runPlainCommand(text, dir) : sh(text, dir));
-    t.ok(run.code === 0 || (run.code === 1 && /^version-policy check /.test(text)), `${c.where}: ${c.text} (exit ${run.code})\n${run.stderr}`);
+    t.ok(
+      run.code === 0 || (run.code === 1 && /^version-policy check /.test(text)),
+      `${c.where}: ${c.text} (exit ${run.code})\n${run.stderr}`,
+    );
   }
   t.match(await readFile(join(dir, 'timeline.html'), 'utf8'), /^<!doctype html>/i, 'the timeline page is written');
-  t.match(await readFile(join(dir, 'certs/out/tls.crt'), 'utf8'), /BEGIN CERTIFICATE/, 'generate.sh wrote the serving certificate');
+  t.match(
+    await readFile(join(dir, 'certs/out/tls.crt'), 'utf8'),
+    /BEGIN CERTIFICATE/,
+    'generate.sh wrote the serving certificate',
+  );
 });
 
 t.test("the README's curl gets the README's denial from the demo server", async (t) => {
   const [curl] = ALL.filter((c) => c.text.startsWith('curl '));
   t.ok(curl, 'the README has the curl');
   const dir = await scratch(t);
-  const demo = parse(await readFile(join(ROOT, 'test/fixtures/demo-config.yaml'), 'utf8')) as { server: Record<string, unknown> };
+  const demo = parse(await readFile(join(ROOT, 'test/fixtures/demo-config.yaml'), 'utf8')) as {
+    server: Record<string, unknown>;
+  };
   await writeFile(join(dir, 'config.yaml'), stringify({ ...demo, server: { ...demo.server, port: 0, probePort: 0 } }));
   await mkdir(join(dir, '.dev-certs'), { recursive: true });
-  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', 'config.yaml', '--state', 'test/fixtures/demo-state.yaml']), { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    ...untracked(process.execPath, [
+      CLI,
+      'serve',
+      '--config',
+      'config.yaml',
+      '--state',
+      'test/fixtures/demo-state.yaml',
+    ]),
+    { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   t.teardown(() => {
     child.kill('SIGKILL');
   });
@@ -118,6 +164,8 @@ t.test("the README's curl gets the README's denial from the demo server", async 
   const run = await sh(curl!.text.replace('127.0.0.1:9443', new URL(listening).host), dir);
   t.equal(run.code, 0, run.stderr);
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const shown = JSON.parse(/^\{"apiVersion":"admission\.k8s\.io\/v1"[\s\S]*?\}\}\}$/m.exec(readme)![0].replace(/\n/g, '')) as unknown;
+  const shown = JSON.parse(
+    /^\{"apiVersion":"admission\.k8s\.io\/v1"[\s\S]*?\}\}\}$/m.exec(readme)![0].replace(/\n/g, ''),
+  ) as unknown;
   t.same(JSON.parse(run.stdout), shown, 'the answer is the one the README shows');
 });

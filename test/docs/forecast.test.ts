@@ -10,7 +10,9 @@ import { runCli } from '../helpers/run-cli.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const page = await readFile(new URL('../../docs/forecast.md', import.meta.url), 'utf8');
 
-const transcripts = [...page.matchAll(/^```console\n\$ (version-policy forecast [^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ command: m[1] ?? '', shown: m[2] ?? '' }));
+const transcripts = [...page.matchAll(/^```console\n\$ (version-policy forecast [^\n]*)\n([\s\S]*?)^```$/gm)].map(
+  (m) => ({ command: m[1] ?? '', shown: m[2] ?? '' }),
+);
 
 t.test('the page shows text, --proposed, ics and json runs', async (t) => {
   const flags = transcripts.map((x) => x.command);

@@ -10,13 +10,20 @@ import { loadCases } from '../helpers/cases.js';
 import type { ReplayCase } from '../e2e/replay/cases.js';
 import { offlineCheck, parityTable, type ParityRecord } from '../e2e/replay/parity.js';
 
-const record = JSON.parse(readFileSync(new URL('../fixtures/gardener-replay.json', import.meta.url), 'utf8')) as ParityRecord;
+const record = JSON.parse(
+  readFileSync(new URL('../fixtures/gardener-replay.json', import.meta.url), 'utf8'),
+) as ParityRecord;
 const committed = readFileSync(new URL('../../docs/gardener-parity.md', import.meta.url), 'utf8');
 const cases = loadCases() as unknown as ReplayCase[];
-const REGENERATE = 'npm run replay -- test/fixtures/public-cases.json --from-record test/fixtures/gardener-replay.json --parity docs/gardener-parity.md (or npm run test:gardener to replay)';
+const REGENERATE =
+  'npm run replay -- test/fixtures/public-cases.json --from-record test/fixtures/gardener-replay.json --parity docs/gardener-parity.md (or npm run test:gardener to replay)';
 
 t.test('the record covers every public case', async (t) => {
-  t.same(record.rows.map((r) => r.id), cases.map((c) => c.id), `the record is stale: ${REGENERATE}`);
+  t.same(
+    record.rows.map((r) => r.id),
+    cases.map((c) => c.id),
+    `the record is stale: ${REGENERATE}`,
+  );
 });
 
 t.test('the offline check of each case is what the record holds', async (t) => {

@@ -57,7 +57,15 @@ function anchors(file: string): Set<string> {
 const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
 
 t.test('the pages checked include the README, the docs and the other READMEs', async (t) => {
-  for (const page of ['README.md', 'docs/rules.md', 'docs/ci.md', 'docs/operations/README.md', 'charts/version-policy/README.md', 'certs/README.md']) t.ok(PAGES.includes(page), page);
+  for (const page of [
+    'README.md',
+    'docs/rules.md',
+    'docs/ci.md',
+    'docs/operations/README.md',
+    'charts/version-policy/README.md',
+    'certs/README.md',
+  ])
+    t.ok(PAGES.includes(page), page);
 });
 
 for (const page of PAGES) {

@@ -43,7 +43,10 @@ interface DocCommand {
  * which runs its commands against the Secret and webhook configurations a real server wrote: what
  * they read exists only once the server ran, not in the rendered chart.
  */
-const pages = () => readdirSync(DOCS).filter((f) => f.endsWith('.md') && f !== 'certificates.md').sort();
+const pages = () =>
+  readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md') && f !== 'certificates.md')
+    .sort();
 
 /** One entry per command line of every ```sh block: continuations joined, trailing comments cut. */
 function docCommands(): DocCommand[] {
@@ -53,7 +56,12 @@ function docCommands(): DocCommand[] {
     for (const m of text.matchAll(/^( *)```sh\n([\s\S]*?)^\1```$/gm)) {
       const indent = m[1]!.length;
       const lineNo = text.slice(0, m.index).split('\n').length + 1;
-      const lines = m[2]!.split('\n').map((l) => l.slice(indent)).join('\n').replace(/\\\n\s*/g, ' ').split('\n');
+      const lines = m[2]!
+        .split('\n')
+        .map((l) => l.slice(indent))
+        .join('\n')
+        .replace(/\\\n\s*/g, ' ')
+        .split('\n');
       lines.forEach((l, i) => {
         const command = stripComment(l).trim();
         if (command) out.push({ where: `${file}:${lineNo + i}`, text: command });
@@ -133,10 +141,21 @@ let rendered: Promise<Obj[]> | undefined;
 const renderUnion = () => (rendered ??= renderAll());
 
 async function renderAll(): Promise<Obj[]> {
-  const sets = [[], ...CI_VALUES.map((f) => ['-f', f]), ['--set', 'networkPolicy.enabled=true,prometheusRule.enabled=true,autoscaling.enabled=true,serviceMonitor.enabled=true']];
+  const sets = [
+    [],
+    ...CI_VALUES.map((f) => ['-f', f]),
+    [
+      '--set',
+      'networkPolicy.enabled=true,prometheusRule.enabled=true,autoscaling.enabled=true,serviceMonitor.enabled=true',
+    ],
+  ];
   const all: Obj[] = [];
   for (const extra of sets) {
-    const { stdout } = await run(HELM, ['template', RELEASE, CHART, '-n', NAMESPACE, '--kube-version', KUBE_VERSION, ...extra], { maxBuffer: 16 << 20 });
+    const { stdout } = await run(
+      HELM,
+      ['template', RELEASE, CHART, '-n', NAMESPACE, '--kube-version', KUBE_VERSION, ...extra],
+      { maxBuffer: 16 << 20 },
+    );
     for (const doc of parseAllDocuments(stdout)) {
       const o = doc.toJS() as Obj | null;
       if (o) all.push(o);
@@ -172,7 +191,12 @@ for (const [names, kind, namespaced] of [
 /** Objects of a cluster that exist without the chart and that the docs may name. */
 const BUILT_IN: { kind: string; namespace?: string; name?: string; labels?: Record<string, string>; why: string }[] = [
   { kind: 'Service', namespace: 'default', name: 'kubernetes', why: 'the API server Service every cluster has' },
-  { kind: 'EndpointSlice', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' }, why: "the API server's endpoints" },
+  {
+    kind: 'EndpointSlice',
+    namespace: 'default',
+    labels: { 'kubernetes.io/service-name': 'kubernetes' },
+    why: "the API server's endpoints",
+  },
   { kind: 'CloudProfile', why: "Gardener's own resource; the docs' example profile" },
 ];
 
@@ -187,9 +211,20 @@ interface Ctx {
 const podTemplates = (objects: Obj[]) =>
   objects
     .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
-    .map((o) => ((o.spec as { template: { metadata: { labels: Record<string, string> }; spec: { containers: { name: string; ports?: { name: string; containerPort: number }[] }[] } } }).template));
+    .map(
+      (o) =>
+        (
+          o.spec as {
+            template: {
+              metadata: { labels: Record<string, string> };
+              spec: { containers: { name: string; ports?: { name: string; containerPort: number }[] }[] };
+            };
+          }
+        ).template,
+    );
 
-const labelsMatch = (labels: Record<string, string> | undefined, selector: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const labelsMatch = (labels: Record<string, string> | undefined, selector: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
 function parseSelector(text: string): Record<string, string> {
   return Object.fromEntries(text.split(',').map((p) => p.split('=') as [string, string]));
@@ -220,11 +255,33 @@ function jsonpathResolves(o: unknown, path: string): boolean {
 function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
   const flags = new Map<string, string>();
   const positional: string[] = [];
-  const valued = new Set(['-n', '--namespace', '-l', '--selector', '-c', '--container', '-o', '--output', '-p', '--patch', '-f', '--filename', '--type', '--timeout', '--tail', '--as', '--cert', '--key', '--for']);
+  const valued = new Set([
+    '-n',
+    '--namespace',
+    '-l',
+    '--selector',
+    '-c',
+    '--container',
+    '-o',
+    '--output',
+    '-p',
+    '--patch',
+    '-f',
+    '--filename',
+    '--type',
+    '--timeout',
+    '--tail',
+    '--as',
+    '--cert',
+    '--key',
+    '--for',
+  ]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a.startsWith('-')) {
-      const [k, v] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, valued.has(a) ? argv[++i]! : 'true'];
+      const [k, v] = a.includes('=')
+        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+        : [a, valued.has(a) ? argv[++i]! : 'true'];
       flags.set(k, v);
     } else positional.push(a);
   }
@@ -234,19 +291,36 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
   t.not(verb, 'exec', 'no kubectl exec: the docs check from outside the pod');
   const find = (kind: string, name: string | undefined, namespaced: boolean) => {
     if (namespaced) t.ok(ns, `${kind}: the namespace is named (-n)`);
-    const builtIn = BUILT_IN.find((b) => b.kind === kind && (b.namespace === undefined || b.namespace === ns) && (b.name === undefined || b.name === name) && (!b.labels || (selector && labelsMatch(parseSelector(selector), b.labels))));
+    const builtIn = BUILT_IN.find(
+      (b) =>
+        b.kind === kind &&
+        (b.namespace === undefined || b.namespace === ns) &&
+        (b.name === undefined || b.name === name) &&
+        (!b.labels || (selector && labelsMatch(parseSelector(selector), b.labels))),
+    );
     if (builtIn) return t.pass(`${kind} ${name ?? selector ?? ''}: ${builtIn.why}`);
     if (namespaced) t.equal(ns, NAMESPACE, `${kind} in the release namespace`);
     if (kind === 'Pod') {
       t.ok(selector, 'pods by label');
-      return t.ok(podTemplates(ctx.objects).some((p) => labelsMatch(p.metadata.labels, parseSelector(selector!))), `pods labelled ${selector} exist`);
+      return t.ok(
+        podTemplates(ctx.objects).some((p) => labelsMatch(p.metadata.labels, parseSelector(selector!))),
+        `pods labelled ${selector} exist`,
+      );
     }
     if (kind === 'EndpointSlice') {
       const service = selector && parseSelector(selector)['kubernetes.io/service-name'];
-      return t.ok(ctx.objects.some((o) => o.kind === 'Service' && o.metadata.name === service), `EndpointSlices of the chart's Service ${service}`);
+      return t.ok(
+        ctx.objects.some((o) => o.kind === 'Service' && o.metadata.name === service),
+        `EndpointSlices of the chart's Service ${service}`,
+      );
     }
     if (kind === 'Namespace') return t.equal(name, NAMESPACE, 'the release namespace');
-    const matching = ctx.objects.filter((o) => o.kind === kind && (!name || o.metadata.name === name) && (!selector || labelsMatch(o.metadata.labels, parseSelector(selector))));
+    const matching = ctx.objects.filter(
+      (o) =>
+        o.kind === kind &&
+        (!name || o.metadata.name === name) &&
+        (!selector || labelsMatch(o.metadata.labels, parseSelector(selector))),
+    );
     t.ok(matching.length > 0, `the chart renders ${kind} ${name ?? ''}${selector ? ` labelled ${selector}` : ''}`);
     return matching;
   };
@@ -270,7 +344,10 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
         const output = flags.get('-o');
         if (Array.isArray(found) && output?.startsWith('jsonpath=')) {
           const path = output.slice('jsonpath='.length);
-          t.ok(found.some((o) => jsonpathResolves(o, path)), `${path} reaches a value of ${target.kind} ${target.name ?? ''}`);
+          t.ok(
+            found.some((o) => jsonpathResolves(o, path)),
+            `${path} reaches a value of ${target.kind} ${target.name ?? ''}`,
+          );
         }
       }
       return;
@@ -282,17 +359,25 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
       if (!Array.isArray(found)) return;
       const container = flags.get('-c');
       if (verb === 'logs' && container) {
-        const containers = found.flatMap((o) => (o.spec as { template: { spec: { containers: { name: string }[] } } }).template.spec.containers.map((c) => c.name));
+        const containers = found.flatMap((o) =>
+          (o.spec as { template: { spec: { containers: { name: string }[] } } }).template.spec.containers.map(
+            (c) => c.name,
+          ),
+        );
         t.ok(containers.includes(container), `container ${container} exists`);
       }
       if (verb === 'port-forward') {
         const [local, remote] = rest[1]!.split(':');
         if (target!.kind === 'Service') {
-          const port = (found[0]!.spec as { ports: { port: number; targetPort: string }[] }).ports.find((p) => String(p.port) === remote);
+          const port = (found[0]!.spec as { ports: { port: number; targetPort: string }[] }).ports.find(
+            (p) => String(p.port) === remote,
+          );
           t.ok(port, `the Service has port ${remote}`);
           ctx.ports.set(local!, port?.targetPort === 'https' ? ctx.servers.https : ctx.servers.probes);
         } else {
-          const port = podTemplates(found).flatMap((p) => p.spec.containers.flatMap((c) => c.ports ?? [])).find((p) => String(p.containerPort) === remote);
+          const port = podTemplates(found)
+            .flatMap((p) => p.spec.containers.flatMap((c) => c.ports ?? []))
+            .find((p) => String(p.containerPort) === remote);
           t.ok(port, `a container port ${remote}`);
           ctx.ports.set(local!, port?.name === 'https' ? ctx.servers.https : ctx.servers.probes);
         }
@@ -310,7 +395,12 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
         const found = find(target.kind, target.name, target.namespaced);
         t.equal(flags.get('--type'), 'json');
         const ops = JSON.parse(flags.get('-p')!) as fastJsonPatch.Operation[];
-        if (Array.isArray(found)) for (const o of found) t.doesNotThrow(() => fastJsonPatch.applyPatch(structuredClone(o), ops, true), `the patch applies to ${target.kind} ${target.name}`);
+        if (Array.isArray(found))
+          for (const o of found)
+            t.doesNotThrow(
+              () => fastJsonPatch.applyPatch(structuredClone(o), ops, true),
+              `the patch applies to ${target.kind} ${target.name}`,
+            );
       }
       return;
     }
@@ -318,7 +408,8 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
       if (rest[0] === 'namespace') return void t.equal(rest[1], NAMESPACE);
       t.same(rest.slice(0, 2), ['secret', 'tls']);
       t.ok(JSON.stringify(ctx.objects).includes(`"${rest[2]}"`), `the chart can mount Secret ${rest[2]}`);
-      for (const f of ['--cert', '--key']) t.ok(existsSync(join(ctx.checkout, flags.get(f)!)), `${flags.get(f)} exists once the docs' previous steps ran`);
+      for (const f of ['--cert', '--key'])
+        t.ok(existsSync(join(ctx.checkout, flags.get(f)!)), `${flags.get(f)} exists once the docs' previous steps ran`);
       t.equal(ns, NAMESPACE);
       return;
     }
@@ -331,12 +422,32 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
       t.equal(rest[0], 'can-i');
       const [, verbToCheck, resource = ''] = rest;
       const [, saNs, saName] = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(flags.get('--as') ?? '') ?? [];
-      t.ok(ctx.objects.some((o) => o.kind === 'ServiceAccount' && o.metadata.name === saName && o.metadata.namespace === saNs), `the chart makes ${flags.get('--as')}`);
+      t.ok(
+        ctx.objects.some(
+          (o) => o.kind === 'ServiceAccount' && o.metadata.name === saName && o.metadata.namespace === saNs,
+        ),
+        `the chart makes ${flags.get('--as')}`,
+      );
       const [plural, ...group] = resource.split('.');
       const roles = ctx.objects
-        .filter((o) => o.kind === 'ClusterRoleBinding' && (o.subjects as { name: string; namespace: string }[]).some((s) => s.name === saName && s.namespace === saNs))
-        .map((b) => ctx.objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === (b.roleRef as { name: string }).name));
-      const grants = roles.some((r) => (r?.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[] | undefined)?.some((rule) => rule.apiGroups.includes(group.join('.')) && rule.resources.includes(plural!) && rule.verbs.includes(verbToCheck!)));
+        .filter(
+          (o) =>
+            o.kind === 'ClusterRoleBinding' &&
+            (o.subjects as { name: string; namespace: string }[]).some(
+              (s) => s.name === saName && s.namespace === saNs,
+            ),
+        )
+        .map((b) =>
+          ctx.objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name === (b.roleRef as { name: string }).name),
+        );
+      const grants = roles.some((r) =>
+        (r?.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[] | undefined)?.some(
+          (rule) =>
+            rule.apiGroups.includes(group.join('.')) &&
+            rule.resources.includes(plural!) &&
+            rule.verbs.includes(verbToCheck!),
+        ),
+      );
       t.ok(grants, `the chart's RBAC lets ${flags.get('--as')} ${verbToCheck} ${resource}: the answer the docs expect`);
       return;
     }
@@ -347,13 +458,20 @@ function checkKubectl(t: Test, argv: string[], ctx: Ctx): void {
 
 async function sh(command: string, ctx: Ctx): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd: ctx.checkout, env: { ...CLEAN_ENV, HELM }, timeout: 60_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    execFile(
+      'sh',
+      ['-c', command],
+      { cwd: ctx.checkout, env: { ...CLEAN_ENV, HELM }, timeout: 60_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
 }
 
-const withPorts = (command: string, ctx: Ctx) => command.replace(/localhost:(\d+)/g, (m, port: string) => (ctx.ports.has(port) ? `localhost:${ctx.ports.get(port)}` : m));
+const withPorts = (command: string, ctx: Ctx) =>
+  command.replace(/localhost:(\d+)/g, (m, port: string) =>
+    ctx.ports.has(port) ? `localhost:${ctx.ports.get(port)}` : m,
+  );
 
 async function checkHelm(t: Test, segment: string, argv: string[], ctx: Ctx): Promise<void> {
   const [verb, release, chart] = argv;
@@ -386,7 +504,8 @@ t.test('every command in docs/operations works against the rendered chart or the
 
   // A scratch copy of what the commands read and write, so the repository stays untouched.
   const checkout = await tempDir(t, 'vp-docs-');
-  for (const dir of ['charts', 'test/fixtures', 'docs/operations/examples']) await cp(join(ROOT, dir), join(checkout, dir), { recursive: true });
+  for (const dir of ['charts', 'test/fixtures', 'docs/operations/examples'])
+    await cp(join(ROOT, dir), join(checkout, dir), { recursive: true });
   await mkdir(join(checkout, 'certs'));
   await cp(join(ROOT, 'certs/generate.sh'), join(checkout, 'certs/generate.sh'));
 
@@ -394,8 +513,17 @@ t.test('every command in docs/operations works against the rendered chart or the
   const api = await FakeApiServer.start();
   t.teardown(() => api.close());
   const probes = await freePort();
-  await writeFile(join(checkout, 'serve.json'), JSON.stringify({ server: { port: 0, probePort: probes, shutdownGraceSeconds: 1 }, cluster: { kubeconfig: api.kubeconfigPath } }));
-  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', 'serve.json']), { cwd: checkout, env: { ...CLEAN_ENV, VERSION_POLICY_DEV_CERT_DIR: join(checkout, 'dev-certs') } });
+  await writeFile(
+    join(checkout, 'serve.json'),
+    JSON.stringify({
+      server: { port: 0, probePort: probes, shutdownGraceSeconds: 1 },
+      cluster: { kubeconfig: api.kubeconfigPath },
+    }),
+  );
+  const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', 'serve.json']), {
+    cwd: checkout,
+    env: { ...CLEAN_ENV, VERSION_POLICY_DEV_CERT_DIR: join(checkout, 'dev-certs') },
+  });
   t.teardown(() => void child.kill('SIGKILL'));
   const https = await new Promise<number>((resolve, reject) => {
     let synced = false;
@@ -419,7 +547,10 @@ t.test('every command in docs/operations works against the rendered chart or the
   for (const { where, text } of commands) {
     await t.test(`${where}: ${text.length > 100 ? `${text.slice(0, 97)}...` : text}`, async (t) => {
       if (/(^|&& )docker (run|build|stop)\b/.test(text)) {
-        t.ok(dockerExamples.includes(text), 'one of the Dockerfile examples, which test/image/production-install.e2e.ts runs');
+        t.ok(
+          dockerExamples.includes(text),
+          'one of the Dockerfile examples, which test/image/production-install.e2e.ts runs',
+        );
         for (const p of text.matchAll(/-p (\d+):(\d+)/g)) ctx.ports.set(p[1]!, https);
         return;
       }
@@ -428,7 +559,11 @@ t.test('every command in docs/operations works against the rendered chart or the
       switch (argv[0]) {
         case 'kubectl':
           checkKubectl(t, argv.slice(1), ctx);
-          for (const f of filters) t.ok(['grep', 'base64', 'openssl', 'head', 'tail', 'jq'].includes(words(f)[0]!), `a local filter: ${words(f)[0]}`);
+          for (const f of filters)
+            t.ok(
+              ['grep', 'base64', 'openssl', 'head', 'tail', 'jq'].includes(words(f)[0]!),
+              `a local filter: ${words(f)[0]}`,
+            );
           return;
         case 'helm':
           return checkHelm(t, first, argv.slice(1), ctx);
@@ -460,21 +595,42 @@ t.test('every command in docs/operations works against the rendered chart or the
 
 t.test("the README and its docs name the webhook kubectl shows first and the chart's ClusterRole", async (t) => {
   const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
-  const [readme, running, clusterState] = ['README.md', 'docs/running.md', 'docs/cluster-state.md'].map(read) as [string, string, string];
+  const [readme, running, clusterState] = ['README.md', 'docs/running.md', 'docs/cluster-state.md'].map(read) as [
+    string,
+    string,
+    string,
+  ];
   const objects = await renderUnion();
   const role = /kind: ClusterRole\nmetadata:\n {2}name: (\S+)/.exec(clusterState)?.[1];
   t.ok(
-      objects.some((o) => o.kind === 'ClusterRole' && !o.metadata.annotations?.['helm.sh/hook'] && o.metadata.name === role),
-      `the chart renders ClusterRole ${role ?? '(none named in docs/cluster-state.md)'}`,
-    );
+    objects.some(
+      (o) => o.kind === 'ClusterRole' && !o.metadata.annotations?.['helm.sh/hook'] && o.metadata.name === role,
+    ),
+    `the chart renders ClusterRole ${role ?? '(none named in docs/cluster-state.md)'}`,
+  );
   // The CI identity of docs/cluster-state.md is the chart's ciReader (production-values.yaml turns it on).
   const ciAccount = /create token (\S+)/.exec(clusterState)?.[1];
   t.match(clusterState, /--set ciReader\.enabled=true/);
-  t.ok(objects.some((o) => o.kind === 'ServiceAccount' && o.metadata.name === ciAccount), `the chart renders the CI ServiceAccount ${ciAccount ?? '(none named)'}`);
-  const mutating = objects.find((o) => o.kind === 'MutatingWebhookConfiguration') as Obj & { webhooks: { name: string; rules: { resources: string[] }[] }[] };
+  t.ok(
+    objects.some((o) => o.kind === 'ServiceAccount' && o.metadata.name === ciAccount),
+    `the chart renders the CI ServiceAccount ${ciAccount ?? '(none named)'}`,
+  );
+  const mutating = objects.find((o) => o.kind === 'MutatingWebhookConfiguration') as Obj & {
+    webhooks: { name: string; rules: { resources: string[] }[] }[];
+  };
   const shownInRunning = /admission webhook "([^"]+)"\n# denied the request/.exec(running)?.[1];
-  const shownInReadme = /CloudProfile it is:\n\n```text\n.*admission webhook "([^"]+)" denied the request/.exec(readme)?.[1];
-  t.equal(shownInRunning, mutating.webhooks[0]!.name, 'docs/running.md: the mutating webhook runs first and also denies a CloudProfile change');
-  t.equal(shownInReadme, mutating.webhooks[0]!.name, 'README.md: the mutating webhook runs first and also denies a CloudProfile change');
+  const shownInReadme = /CloudProfile it is:\n\n```text\n.*admission webhook "([^"]+)" denied the request/.exec(
+    readme,
+  )?.[1];
+  t.equal(
+    shownInRunning,
+    mutating.webhooks[0]!.name,
+    'docs/running.md: the mutating webhook runs first and also denies a CloudProfile change',
+  );
+  t.equal(
+    shownInReadme,
+    mutating.webhooks[0]!.name,
+    'README.md: the mutating webhook runs first and also denies a CloudProfile change',
+  );
   t.ok(mutating.webhooks[0]!.rules.some((r) => r.resources.includes('cloudprofiles')));
 });

@@ -28,7 +28,8 @@ import { review, startServer, type ReviewReply, type TestServer } from '../helpe
 const MUTATING = new Set<string>(['DEFAULT-GARDENER', 'DEFAULT-LIFECYCLE']);
 
 const objectOf = (text: string) => parse(text) as PolicedObject;
-const stateOf = (text: string | undefined, page: string) => (text === undefined ? [] : parseObjects(text, page).map((s) => s.object));
+const stateOf = (text: string | undefined, page: string) =>
+  text === undefined ? [] : parseObjects(text, page).map((s) => s.object);
 
 interface Judged {
   reply: ReviewReply['response'];
@@ -36,9 +37,14 @@ interface Judged {
 }
 
 /** The webhook kube-apiserver calls first for this request: the mutating one, where it is registered. */
-const firstWebhook = (kind: string, operation: Operation) => (kind !== 'Shoot' && operation !== 'DELETE' ? 'mutate' : 'validate');
+const firstWebhook = (kind: string, operation: Operation) =>
+  kind !== 'Shoot' && operation !== 'DELETE' ? 'mutate' : 'validate';
 
-async function judge(ex: Example, object: PolicedObject | undefined, state: PolicedObject[]): Promise<Judged & { server: TestServer; validated: ReviewReply['response'] }> {
+async function judge(
+  ex: Example,
+  object: PolicedObject | undefined,
+  state: PolicedObject[],
+): Promise<Judged & { server: TestServer; validated: ReviewReply['response'] }> {
   const operation = (ex.attrs.operation ?? 'CREATE') as Operation;
   const now = Date.parse(ex.attrs.now ?? NOW_ISO);
   const server = await startServer({
@@ -52,12 +58,16 @@ async function judge(ex: Example, object: PolicedObject | undefined, state: Poli
     },
   });
   const old = ex.blocks.old === undefined ? undefined : objectOf(ex.blocks.old);
-  const body = operation === 'DELETE' ? review({ operation, oldObject: old }) : review({ operation, object, ...(old ? { oldObject: old } : {}) });
+  const body =
+    operation === 'DELETE'
+      ? review({ operation, oldObject: old })
+      : review({ operation, object, ...(old ? { oldObject: old } : {}) });
   const kind = (object ?? old)?.kind ?? '';
   const webhook = firstWebhook(kind, operation);
   const reply = (await server.post(`/${webhook}`, body)).json<ReviewReply>().response;
   // The validating webhook, which kube-apiserver calls after the mutating one, judges alike.
-  const validated = webhook === 'validate' ? reply : (await server.post('/validate', body)).json<ReviewReply>().response;
+  const validated =
+    webhook === 'validate' ? reply : (await server.post('/validate', body)).json<ReviewReply>().response;
   return { reply, webhook, server, validated };
 }
 
@@ -70,10 +80,19 @@ t.test('every rule ID has its own section and a documented example', async (t) =
     t.match(rules, new RegExp(`^#{2,4} \`?${id}\`?\\s*$`, 'm'), `${id}: a heading of its own (its anchor)`);
     const mine = examples.filter((e) => e.rule === id && e.page === 'docs/rules.md');
     if (MUTATING.has(id)) {
-      t.ok(mine.some((e) => e.blocks.sent !== undefined && e.blocks.stored !== undefined), `${id}: an object sent and the object stored`);
+      t.ok(
+        mine.some((e) => e.blocks.sent !== undefined && e.blocks.stored !== undefined),
+        `${id}: an object sent and the object stored`,
+      );
     } else {
-      t.ok(mine.some((e) => e.blocks.denied !== undefined && e.blocks.message !== undefined), `${id}: a denied example with its message`);
-      t.ok(mine.some((e) => e.blocks.fixed !== undefined || e.blocks['fixed-state'] !== undefined), `${id}: the fix of an example`);
+      t.ok(
+        mine.some((e) => e.blocks.denied !== undefined && e.blocks.message !== undefined),
+        `${id}: a denied example with its message`,
+      );
+      t.ok(
+        mine.some((e) => e.blocks.fixed !== undefined || e.blocks['fixed-state'] !== undefined),
+        `${id}: the fix of an example`,
+      );
     }
   }
   for (const e of examples) t.ok((RULE_IDS as readonly string[]).includes(e.rule), `${e.page}: ${e.id} is a rule ID`);
@@ -83,21 +102,35 @@ for (const ex of examples.filter((e) => e.blocks.denied !== undefined)) {
   t.test(`${ex.page}: ${ex.id} is denied with the documented message, and its fix is allowed`, async (t) => {
     const state = stateOf(ex.blocks.state, ex.page);
     const object = objectOf(ex.blocks.denied!);
-    const { reply, webhook, server, validated } = await judge(ex, (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : object, state);
-    if ((ex.attrs.operation ?? 'CREATE') === 'DELETE') t.same(object, objectOf(ex.blocks.old ?? ''), 'a DELETE shows the object deleted, which is the stored one');
+    const { reply, webhook, server, validated } = await judge(
+      ex,
+      (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : object,
+      state,
+    );
+    if ((ex.attrs.operation ?? 'CREATE') === 'DELETE')
+      t.same(object, objectOf(ex.blocks.old ?? ''), 'a DELETE shows the object deleted, which is the stored one');
     t.teardown(server.close);
     t.equal(reply.allowed, false, 'denied');
     const shown = `admission webhook "${names[webhook]}" denied the request: ${reply.status?.message ?? ''}`;
     t.ok(shown.includes(`[${ex.rule}]`), `the denial names ${ex.rule}`);
-    if (!t.equal(ex.blocks.message, shown, 'the documented message is the answer')) t.comment(`the webhook answers:\n\`\`\`text\n${shown}\n\`\`\``);
-    t.same([validated.allowed, validated.status?.message], [false, reply.status?.message], '/validate answers the same');
+    if (!t.equal(ex.blocks.message, shown, 'the documented message is the answer'))
+      t.comment(`the webhook answers:\n\`\`\`text\n${shown}\n\`\`\``);
+    t.same(
+      [validated.allowed, validated.status?.message],
+      [false, reply.status?.message],
+      '/validate answers the same',
+    );
 
     if (ex.blocks.fixed === undefined && ex.blocks['fixed-state'] === undefined) return;
     const fixedState = ex.blocks['fixed-state'] === undefined ? state : stateOf(ex.blocks['fixed-state'], ex.page);
     const fixedObject = ex.blocks.fixed === undefined ? object : objectOf(ex.blocks.fixed);
     const fixed = await judge(ex, (ex.attrs.operation ?? 'CREATE') === 'DELETE' ? undefined : fixedObject, fixedState);
     t.teardown(fixed.server.close);
-    t.equal(fixed.reply.allowed, true, `the fix is allowed${fixed.reply.status?.message ? `; the webhook answers: ${fixed.reply.status.message}` : ''}`);
+    t.equal(
+      fixed.reply.allowed,
+      true,
+      `the fix is allowed${fixed.reply.status?.message ? `; the webhook answers: ${fixed.reply.status.message}` : ''}`,
+    );
     t.equal(fixed.validated.allowed, true, 'and /validate allows it too');
   });
 }
@@ -108,7 +141,9 @@ for (const ex of examples.filter((e) => e.blocks.sent !== undefined)) {
     const { reply, server } = await judge(ex, sent, stateOf(ex.blocks.state, ex.page));
     t.teardown(server.close);
     t.equal(reply.allowed, true, reply.status?.message ?? 'allowed');
-    const ops = reply.patch ? (JSON.parse(Buffer.from(reply.patch, 'base64').toString('utf8')) as PatchOperation[]) : [];
+    const ops = reply.patch
+      ? (JSON.parse(Buffer.from(reply.patch, 'base64').toString('utf8')) as PatchOperation[])
+      : [];
     const stored = jsonpatch.applyPatch(structuredClone(sent), ops).newDocument;
     t.same(stored, objectOf(ex.blocks.stored ?? ''), 'the patched object is the one the page shows as stored');
   });

@@ -22,11 +22,15 @@ t.test('nextWindowStart', async (t) => {
   const w = { begin: '220000+0200', end: '230000+0200' };
   const rows: Array<[string, string, string]> = [
     ['later the same day', '2026-09-10T00:00:00Z', '2026-09-10T20:00:00Z'],
-    ['after today\'s window began: tomorrow', '2026-09-10T20:30:00Z', '2026-09-11T20:00:00Z'],
+    ["after today's window began: tomorrow", '2026-09-10T20:30:00Z', '2026-09-11T20:00:00Z'],
     ['exactly at the start: the next one, strictly after', '2026-09-10T20:00:00Z', '2026-09-11T20:00:00Z'],
   ];
   for (const [name, after, want] of rows) t.equal(nextWindowStart(w, at(after)), at(want), name);
-  t.equal(nextWindowStart({ begin: '013000+0200', end: '023000+0200' }, at('2026-09-10T12:00:00Z')), at('2026-09-10T23:30:00Z'), 'a local time past midnight falls on the UTC day before');
+  t.equal(
+    nextWindowStart({ begin: '013000+0200', end: '023000+0200' }, at('2026-09-10T12:00:00Z')),
+    at('2026-09-10T23:30:00Z'),
+    'a local time past midnight falls on the UTC day before',
+  );
   t.equal(nextWindowStart({ begin: 'nonsense', end: 'x' }, at('2026-09-10T12:00:00Z')), undefined);
 });
 

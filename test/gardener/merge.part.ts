@@ -4,7 +4,11 @@ import { mergeNamespacedProfile } from '../../src/gardener/merge.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../helpers/objects.js';
 
 const parent = cloudProfile({
-  kubernetes: [{ version: '1.31.0', classification: 'supported' }, { version: '1.30.0', classification: 'deprecated', expirationDate: hoursFromNow(10) }, '1.29.0'],
+  kubernetes: [
+    { version: '1.31.0', classification: 'supported' },
+    { version: '1.30.0', classification: 'deprecated', expirationDate: hoursFromNow(10) },
+    '1.29.0',
+  ],
   images: [image('gardenlinux', ['1.1.0', { version: '1.0.0', expirationDate: hoursFromNow(10) }], 'major')],
 });
 const later = hoursFromNow(1000);
@@ -28,7 +32,11 @@ t.test('Kubernetes: only the expirationDate of an override is taken, and only fo
 });
 
 t.test('an override without an expirationDate unsets the parent one', async (t) => {
-  const merged = mergeNamespacedProfile(parent.spec, namespacedProfile({ kubernetes: ['1.30.0'], images: [{ name: 'gardenlinux', versions: [{ version: '1.0.0' }] }] }).spec);
+  const merged = mergeNamespacedProfile(
+    parent.spec,
+    namespacedProfile({ kubernetes: ['1.30.0'], images: [{ name: 'gardenlinux', versions: [{ version: '1.0.0' }] }] })
+      .spec,
+  );
   t.same(merged.kubernetes.versions[1], { version: '1.30.0', classification: 'deprecated' });
   t.notOk('expirationDate' in merged.machineImages[0]!.versions[1]!);
 });
@@ -36,7 +44,14 @@ t.test('an override without an expirationDate unsets the parent one', async (t) 
 t.test('machine images: overrides extend, own versions and images are appended', async (t) => {
   const ncp = namespacedProfile({
     images: [
-      { name: 'gardenlinux', updateStrategy: 'patch', versions: [{ version: '1.0.0', expirationDate: later, architectures: ['arm64'] }, { version: '0.9.0', cri: [{ name: 'containerd' }], architectures: ['arm64'] }] },
+      {
+        name: 'gardenlinux',
+        updateStrategy: 'patch',
+        versions: [
+          { version: '1.0.0', expirationDate: later, architectures: ['arm64'] },
+          { version: '0.9.0', cri: [{ name: 'containerd' }], architectures: ['arm64'] },
+        ],
+      },
       image('custom', ['3.0.0']),
     ],
   });
@@ -48,12 +63,19 @@ t.test('machine images: overrides extend, own versions and images are appended',
       ['custom', 'major', ['3.0.0']],
     ],
   );
-  t.same(merged.machineImages[0]!.versions[1], { version: '1.0.0', cri: [{ name: 'containerd' }], architectures: ['amd64'], expirationDate: later }, 'only the date of an override is taken');
+  t.same(
+    merged.machineImages[0]!.versions[1],
+    { version: '1.0.0', cri: [{ name: 'containerd' }], architectures: ['amd64'], expirationDate: later },
+    'only the date of an override is taken',
+  );
   t.same(merged.machineImages[0]!.versions[2]!.architectures, ['arm64'], 'an own version is taken as written');
 });
 
 t.test('an image override without an update strategy keeps the parent one', async (t) => {
-  const merged = mergeNamespacedProfile(parent.spec, namespacedProfile({ images: [{ name: 'gardenlinux', versions: [] }] }).spec);
+  const merged = mergeNamespacedProfile(
+    parent.spec,
+    namespacedProfile({ images: [{ name: 'gardenlinux', versions: [] }] }).spec,
+  );
   t.equal(merged.machineImages[0]!.updateStrategy, 'major');
   t.same(merged.machineImages[0]!.versions, parent.spec.machineImages[0]!.versions);
 });

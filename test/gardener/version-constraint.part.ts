@@ -27,7 +27,8 @@ t.test('kubeletVersionConstraint grammar (Masterminds semver v3)', async (t) => 
     ['1.2.3.4', false],
     ['> 1.2 ; < 2', false],
   ];
-  for (const [constraint, valid] of rows) t.equal(isValidVersionConstraint(constraint), valid, JSON.stringify(constraint));
+  for (const [constraint, valid] of rows)
+    t.equal(isValidVersionConstraint(constraint), valid, JSON.stringify(constraint));
 });
 
 // Catastrophic backtracking on these would not end in any lifetime: the file's timeout is the

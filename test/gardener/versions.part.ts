@@ -51,7 +51,11 @@ t.test('ordering is semantic, not lexical, and ignores build metadata', async (t
   t.ok(compareVersions('1877.12.0-inplace', '1877.12.0') < 0);
   t.equal(compareVersions('1.2.3+a', '1.2.3+b'), 0);
   t.equal(latestVersion([{ version: '1.9.0' }, { version: '1.10.0' }, { version: '1.2.0' }])?.version, '1.10.0');
-  t.equal(latestVersion([{ version: '1.9.0' }, { version: 'nope' }]), undefined, 'an unparseable entry hides the latest');
+  t.equal(
+    latestVersion([{ version: '1.9.0' }, { version: 'nope' }]),
+    undefined,
+    'an unparseable entry hides the latest',
+  );
 });
 
 t.test('classification at an instant', async (t) => {
@@ -59,9 +63,24 @@ t.test('classification at an instant', async (t) => {
     ['plain version', { version: '1.0.0' }, NOW, 'supported'],
     ['legacy preview', { version: '1.0.0', classification: 'preview' }, NOW, 'preview'],
     ['legacy expiry in the past', { version: '1.0.0', expirationDate: '2026-08-01T00:00:00Z' }, NOW, 'expired'],
-    ['legacy expiry exactly now is not reached', { version: '1.0.0', expirationDate: '2026-09-01T00:00:00Z' }, NOW, 'supported'],
-    ['lifecycle all in the future', { version: '1.0.0', lifecycle: [{ classification: 'preview', startTime: '2026-10-01T00:00:00Z' }] }, NOW, 'unavailable'],
-    ['lifecycle stage starting exactly now is not active', { version: '1.0.0', lifecycle: [{ classification: 'supported', startTime: '2026-09-01T00:00:00Z' }] }, NOW, 'unavailable'],
+    [
+      'legacy expiry exactly now is not reached',
+      { version: '1.0.0', expirationDate: '2026-09-01T00:00:00Z' },
+      NOW,
+      'supported',
+    ],
+    [
+      'lifecycle all in the future',
+      { version: '1.0.0', lifecycle: [{ classification: 'preview', startTime: '2026-10-01T00:00:00Z' }] },
+      NOW,
+      'unavailable',
+    ],
+    [
+      'lifecycle stage starting exactly now is not active',
+      { version: '1.0.0', lifecycle: [{ classification: 'supported', startTime: '2026-09-01T00:00:00Z' }] },
+      NOW,
+      'unavailable',
+    ],
     [
       'equal start times: the later stage wins',
       {
@@ -87,7 +106,11 @@ t.test('classificationAt and hasStage read the version the way the stage model r
   const versions: ExpirableVersion[] = [{ version: '1.0.0' }, { version: '1.0.0', lifecycle: [] }];
   for (const classification of [undefined, ...classes]) {
     for (const expirationDate of stamps) {
-      versions.push({ version: '1.0.0', ...(classification ? { classification } : {}), ...(expirationDate ? { expirationDate } : {}) });
+      versions.push({
+        version: '1.0.0',
+        ...(classification ? { classification } : {}),
+        ...(expirationDate ? { expirationDate } : {}),
+      });
     }
   }
   for (const a of classes) {
@@ -105,7 +128,9 @@ t.test('classificationAt and hasStage read the version the way the stage model r
       }
     }
   }
-  const instants = stamps.filter((s) => s && !Number.isNaN(Date.parse(s))).flatMap((s) => [-1, 0, 1].map((d) => Date.parse(s!) + d));
+  const instants = stamps
+    .filter((s) => s && !Number.isNaN(Date.parse(s)))
+    .flatMap((s) => [-1, 0, 1].map((d) => Date.parse(s!) + d));
   let mismatches = 0;
   let checked = 0;
   for (const v of versions) {
@@ -116,7 +141,11 @@ t.test('classificationAt and hasStage read the version the way the stage model r
   }
   t.equal(mismatches, 0, `${checked} (version, instant) pairs agree`);
   t.ok(checked > 3000, 'the enumeration covers legacy, plain and two-stage lifecycles');
-  const stageMismatches = versions.flatMap((v) => [...classes, 'unavailable'].filter((c) => hasStage(v, c) !== stagesOf(v).some((s) => s.classification === c)).map((c) => `${JSON.stringify(v)} ${c}`));
+  const stageMismatches = versions.flatMap((v) =>
+    [...classes, 'unavailable']
+      .filter((c) => hasStage(v, c) !== stagesOf(v).some((s) => s.classification === c))
+      .map((c) => `${JSON.stringify(v)} ${c}`),
+  );
   t.strictSame(stageMismatches, [], 'hasStage agrees with the stage model too');
 });
 
@@ -124,9 +153,21 @@ t.test('versionsNotIn: the versions a list drops, with and without the in-order 
   const list = (...vs: string[]) => vs.map((version) => ({ version }));
   t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.1.0')), [], 'unchanged');
   t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.1.0', '1.2.0')), [], 'one added at the end');
-  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.2.0', '1.1.0', '1.0.0')), [], 'reordered, one added at the front');
-  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0', '1.2.0'), list('1.0.0', '1.2.0')), ['1.1.0'], 'one removed from the middle');
-  t.strictSame(versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.2.0', '1.3.0')), ['1.1.0'], 'longer, but one of the old ones gone');
+  t.strictSame(
+    versionsNotIn(list('1.0.0', '1.1.0'), list('1.2.0', '1.1.0', '1.0.0')),
+    [],
+    'reordered, one added at the front',
+  );
+  t.strictSame(
+    versionsNotIn(list('1.0.0', '1.1.0', '1.2.0'), list('1.0.0', '1.2.0')),
+    ['1.1.0'],
+    'one removed from the middle',
+  );
+  t.strictSame(
+    versionsNotIn(list('1.0.0', '1.1.0'), list('1.0.0', '1.2.0', '1.3.0')),
+    ['1.1.0'],
+    'longer, but one of the old ones gone',
+  );
   t.strictSame(versionsNotIn(list('1.0.0', '1.0.0'), list()), ['1.0.0', '1.0.0'], 'duplicates keep their multiplicity');
   t.strictSame(versionsNotIn(list(), list('1.0.0')), [], 'nothing to drop');
   // Against the plain definition, on lists drawn from a small pool so that overlaps, repeats and
@@ -140,18 +181,32 @@ t.test('versionsNotIn: the versions a list drops, with and without the in-order 
     const b = next(3) === 0 ? [...a, ...draw()] : draw();
     const want = a.map((x) => x.version).filter((v) => !b.some((y) => y.version === v));
     const got = versionsNotIn(a, b);
-    if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${JSON.stringify(a)} into ${JSON.stringify(b)}: ${JSON.stringify(got)}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      wrong.push(`${JSON.stringify(a)} into ${JSON.stringify(b)}: ${JSON.stringify(got)}`);
   }
   t.strictSame(wrong, [], '2,000 generated pairs agree with the definition');
 });
 
 t.test('supported windows and their overlap after now', async (t) => {
-  const a: ExpirableVersion = { version: '1.31.1', lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }] };
+  const a: ExpirableVersion = {
+    version: '1.31.1',
+    lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }],
+  };
   const b: ExpirableVersion = { version: '1.31.2', lifecycle: [{ classification: 'supported' }] };
   t.same(windowsOf(a, 'supported'), [{ from: -Infinity, to: at('2026-09-01T00:00:00Z') }]);
-  t.notOk(windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW), 'shared time lies wholly before now');
-  t.ok(windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW - 1), 'one millisecond earlier they overlap');
-  const legacy: ExpirableVersion = { version: '1.31.3', classification: 'supported', expirationDate: '2026-12-01T00:00:00Z' };
+  t.notOk(
+    windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW),
+    'shared time lies wholly before now',
+  );
+  t.ok(
+    windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), NOW - 1),
+    'one millisecond earlier they overlap',
+  );
+  const legacy: ExpirableVersion = {
+    version: '1.31.3',
+    classification: 'supported',
+    expirationDate: '2026-12-01T00:00:00Z',
+  };
   t.same(windowsOf(legacy, 'supported'), [{ from: -Infinity, to: at('2026-12-01T00:00:00Z') }]);
   const equal: ExpirableVersion = {
     version: '1.31.4',
@@ -165,7 +220,10 @@ t.test('supported windows and their overlap after now', async (t) => {
 });
 
 t.test('next transition treats a stage starting exactly now as ahead', async (t) => {
-  const v: ExpirableVersion = { version: '1.0.0', lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }] };
+  const v: ExpirableVersion = {
+    version: '1.0.0',
+    lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-09-01T00:00:00Z' }],
+  };
   t.same(nextTransition(v, NOW), { classification: 'deprecated', at: NOW });
   t.equal(nextTransition({ version: '1.0.0' }, NOW), undefined);
 });

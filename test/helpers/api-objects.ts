@@ -9,9 +9,20 @@ export function served<T extends PolicedObject>(o: T): T {
   copy.metadata = {
     ...copy.metadata,
     labels: { 'shoot.gardener.cloud/status': 'healthy' },
-    annotations: { ...copy.metadata.annotations, 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o) },
+    annotations: {
+      ...copy.metadata.annotations,
+      'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(o),
+    },
     generation: 3,
-    managedFields: [{ manager: 'gardener-apiserver', operation: 'Update', apiVersion: 'core.gardener.cloud/v1beta1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }],
+    managedFields: [
+      {
+        manager: 'gardener-apiserver',
+        operation: 'Update',
+        apiVersion: 'core.gardener.cloud/v1beta1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': {} },
+      },
+    ],
   };
   if (copy.kind === 'Shoot') {
     copy.spec = {
@@ -19,9 +30,16 @@ export function served<T extends PolicedObject>(o: T): T {
       networking: { type: 'calico', pods: '100.96.0.0/11', nodes: '10.250.0.0/16' },
       region: 'eu-west-1',
       secretBindingName: 'aws-secret',
-      maintenance: { autoUpdate: { kubernetesVersion: true }, timeWindow: { begin: '220000+0100', end: '230000+0100' } },
+      maintenance: {
+        autoUpdate: { kubernetesVersion: true },
+        timeWindow: { begin: '220000+0100', end: '230000+0100' },
+      },
     };
-    copy.status = { lastOperation: { type: 'Reconcile', state: 'Succeeded', progress: 100 }, technicalID: 'shoot--dev--x', conditions: [{ type: 'APIServerAvailable', status: 'True' }] };
+    copy.status = {
+      lastOperation: { type: 'Reconcile', state: 'Succeeded', progress: 100 },
+      technicalID: 'shoot--dev--x',
+      conditions: [{ type: 'APIServerAvailable', status: 'True' }],
+    };
   } else {
     copy.status = { observedGeneration: 3 };
   }
@@ -33,7 +51,8 @@ export function capturedLogger(level = 'trace'): { logger: Logger; lines: Array<
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });

@@ -94,21 +94,27 @@ export interface Verdict {
 export function mismatches(c: PolicyCase, got: Verdict | Decision): string[] {
   const out: string[] = [];
   const e = c.expect;
-  if (got.allowed !== e.allowed) out.push(`allowed: want ${e.allowed}, got ${got.allowed} (${denialMessage(got.violations) || 'no violations'})`);
+  if (got.allowed !== e.allowed)
+    out.push(`allowed: want ${e.allowed}, got ${got.allowed} (${denialMessage(got.violations) || 'no violations'})`);
   const rules = new Set(got.violations.map((v) => v.rule));
-  for (const r of e.rules) if (!rules.has(r as Violation['rule'])) out.push(`rule ${r} not reported (got ${[...rules].join(', ') || 'none'})`);
+  for (const r of e.rules)
+    if (!rules.has(r as Violation['rule'])) out.push(`rule ${r} not reported (got ${[...rules].join(', ') || 'none'})`);
   for (const f of e.fields ?? []) {
-    if (!got.violations.some((v) => fieldMatches(f, v.field))) out.push(`no violation at ${f} (got ${got.violations.map((v) => v.field).join(', ')})`);
+    if (!got.violations.some((v) => fieldMatches(f, v.field)))
+      out.push(`no violation at ${f} (got ${got.violations.map((v) => v.field).join(', ')})`);
   }
   const message = denialMessage(got.violations).toLowerCase();
-  for (const word of e.reasonContains) if (!message.includes(word.toLowerCase())) out.push(`message lacks "${word}": ${message}`);
+  for (const word of e.reasonContains)
+    if (!message.includes(word.toLowerCase())) out.push(`message lacks "${word}": ${message}`);
   for (const [path, want] of Object.entries(e.defaulted ?? {})) {
     const have = getPath(got.object, path);
-    if (JSON.stringify(have) !== JSON.stringify(want)) out.push(`defaulted ${path}: want ${JSON.stringify(want)}, got ${JSON.stringify(have)}`);
+    if (JSON.stringify(have) !== JSON.stringify(want))
+      out.push(`defaulted ${path}: want ${JSON.stringify(want)}, got ${JSON.stringify(have)}`);
   }
   for (const [path, want] of Object.entries(e.mutated ?? {})) {
     const have = getPath(got.object, path);
-    if (canonical(have) !== canonical(want)) out.push(`mutated ${path}: want ${canonical(want)}, got ${canonical(have)}`);
+    if (canonical(have) !== canonical(want))
+      out.push(`mutated ${path}: want ${canonical(want)}, got ${canonical(have)}`);
   }
   return out;
 }
@@ -117,7 +123,9 @@ export function mismatches(c: PolicyCase, got: Verdict | Decision): string[] {
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

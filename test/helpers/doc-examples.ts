@@ -18,7 +18,8 @@ export interface Example {
   blocks: Partial<Record<Role, string>>;
 }
 
-const MARKED = /<!-- example ([A-Z0-9-]+)(\/[\w-]+)? (state|old|denied|message|fixed|fixed-state|sent|stored)((?: [\w-]+=\S+)*) -->\n```\w+\n([\s\S]*?)\n```/g;
+const MARKED =
+  /<!-- example ([A-Z0-9-]+)(\/[\w-]+)? (state|old|denied|message|fixed|fixed-state|sent|stored)((?: [\w-]+=\S+)*) -->\n```\w+\n([\s\S]*?)\n```/g;
 
 export function examplesOf(page: string, markdown: string): Example[] {
   const byId = new Map<string, Example>();
@@ -40,13 +41,15 @@ export function examplesOf(page: string, markdown: string): Example[] {
 /** The names the chart gives the two webhooks: kubectl names the one that denied. */
 export async function webhookNames(): Promise<Record<'validate' | 'mutate', string>> {
   const text = await readFile(new URL('charts/version-policy/templates/webhooks.yaml', ROOT), 'utf8');
-  const name = (w: string) => new RegExp(`- name: (${w}\\.[\\w.-]+)`).exec(text)?.[1] ?? `(no ${w} webhook in the chart)`;
+  const name = (w: string) =>
+    new RegExp(`- name: (${w}\\.[\\w.-]+)`).exec(text)?.[1] ?? `(no ${w} webhook in the chart)`;
   return { validate: name('validate'), mutate: name('mutate') };
 }
 
-
 /** Every marked example of the rule pages. */
 export async function docExamples(): Promise<{ pages: { page: string; text: string }[]; examples: Example[] }> {
-  const pages = await Promise.all(PAGES.map(async (page) => ({ page, text: await readFile(new URL(page, ROOT), 'utf8') })));
+  const pages = await Promise.all(
+    PAGES.map(async (page) => ({ page, text: await readFile(new URL(page, ROOT), 'utf8') })),
+  );
   return { pages, examples: pages.flatMap(({ page, text }) => examplesOf(page, text)) };
 }

@@ -50,7 +50,11 @@ const RESOURCES: Record<string, ResourceDef> = {
   cloudprofiles: { kind: 'CloudProfile', namespaced: false },
   namespacedcloudprofiles: { kind: 'NamespacedCloudProfile', namespaced: true },
 };
-const PLURAL_OF: Record<string, string> = { Shoot: 'shoots', CloudProfile: 'cloudprofiles', NamespacedCloudProfile: 'namespacedcloudprofiles' };
+const PLURAL_OF: Record<string, string> = {
+  Shoot: 'shoots',
+  CloudProfile: 'cloudprofiles',
+  NamespacedCloudProfile: 'namespacedcloudprofiles',
+};
 
 type Obj = Record<string, unknown> & { metadata: Record<string, unknown> & { name: string; namespace?: string } };
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -333,14 +337,20 @@ export class FakeApiServer {
     const watch = query.watch === '1' || query.watch === 'true';
     this.requests.push({ at: Date.now(), method: req.method ?? '', path: url.pathname, query, watch });
 
-    if (req.headers.authorization !== `Bearer ${this.token}`) return this.fail(res, 401, 'Unauthorized', 'Unauthorized');
-    if (this.webhookConfigurations.claims(req.method ?? '', url.pathname)) return this.webhookConfigurations.handle(req.method ?? '', url.pathname, res);
+    if (req.headers.authorization !== `Bearer ${this.token}`)
+      return this.fail(res, 401, 'Unauthorized', 'Unauthorized');
+    if (this.webhookConfigurations.claims(req.method ?? '', url.pathname))
+      return this.webhookConfigurations.handle(req.method ?? '', url.pathname, res);
     if (this.objects.serves(url.pathname)) return void this.objects.handle(req, res, url.pathname);
     const route = this.route(url.pathname);
-    if (!route) return this.fail(res, 404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
-    if (req.method !== 'GET') return this.fail(res, 405, 'MethodNotAllowed', `${req.method ?? ''} is not supported by this fake`);
+    if (!route)
+      return this.fail(res, 404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
+    if (req.method !== 'GET')
+      return this.fail(res, 405, 'MethodNotAllowed', `${req.method ?? ''} is not supported by this fake`);
 
-    const faultAt = this.faults.findIndex((f) => f.verb === (watch ? 'watch' : 'list') && (!f.plural || f.plural === route.plural));
+    const faultAt = this.faults.findIndex(
+      (f) => f.verb === (watch ? 'watch' : 'list') && (!f.plural || f.plural === route.plural),
+    );
     const fault = faultAt >= 0 ? this.faults.splice(faultAt, 1)[0] : undefined;
     if (fault?.status) {
       if (fault.retryAfterSeconds) res.setHeader('Retry-After', String(fault.retryAfterSeconds));
@@ -381,7 +391,12 @@ export class FakeApiServer {
     return objects;
   }
 
-  private list(route: { plural: string; namespace?: string }, q: Record<string, string>, res: ServerResponse, fault?: Fault): void {
+  private list(
+    route: { plural: string; namespace?: string },
+    q: Record<string, string>,
+    res: ServerResponse,
+    fault?: Fault,
+  ): void {
     const limit = Number(q.limit ?? 0);
     let atRv = this.rv;
     let after = '';
@@ -393,15 +408,22 @@ export class FakeApiServer {
         return this.fail(res, 400, 'BadRequest', 'continue key is not valid');
       }
       if (token.rv < this.compactedRv) {
-        return this.fail(res, 410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        return this.fail(
+          res,
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
       atRv = token.rv;
       after = token.start;
     } else if (q.resourceVersion && q.resourceVersion !== '0') {
       const wanted = Number(q.resourceVersion);
-      if (wanted > this.rv) return this.fail(res, 504, 'Timeout', `Too large resource version: ${wanted}, current: ${this.rv}`);
+      if (wanted > this.rv)
+        return this.fail(res, 504, 'Timeout', `Too large resource version: ${wanted}, current: ${this.rv}`);
       if (q.resourceVersionMatch === 'Exact') {
-        if (wanted < this.compactedRv) return this.fail(res, 410, 'Expired', `too old resource version: ${wanted} (${this.compactedRv})`);
+        if (wanted < this.compactedRv)
+          return this.fail(res, 410, 'Expired', `too old resource version: ${wanted} (${this.compactedRv})`);
         atRv = wanted;
       }
     }
@@ -443,10 +465,18 @@ export class FakeApiServer {
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.flushHeaders();
-    const w: Watcher = { plural: route.plural, res, bookmarks: q.allowWatchBookmarks === 'true', timers: [], ...(route.namespace ? { namespace: route.namespace } : {}) };
+    const w: Watcher = {
+      plural: route.plural,
+      res,
+      bookmarks: q.allowWatchBookmarks === 'true',
+      timers: [],
+      ...(route.namespace ? { namespace: route.namespace } : {}),
+    };
     if (from === undefined) {
       // No resourceVersion: the current state as synthetic ADDED events, then changes.
-      const current = [...(this.store.get(route.plural)?.values() ?? [])].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+      const current = [...(this.store.get(route.plural)?.values() ?? [])].sort((a, b) =>
+        keyOf(a) < keyOf(b) ? -1 : 1,
+      );
       for (const o of current) if (!w.namespace || o.metadata.namespace === w.namespace) this.send(w, 'ADDED', o);
     } else {
       for (const ev of this.history) if (ev.rv > from && this.matches(w, ev)) this.send(w, ev.type, ev.object);
@@ -455,7 +485,8 @@ export class FakeApiServer {
     res.on('close', () => this.unwatch(w));
     const timeout = Number(q.timeoutSeconds ?? 0);
     if (timeout > 0) w.timers.push(setTimeout(() => this.endWatch(w), timeout * 1000));
-    if (w.bookmarks && this.opts.bookmarkIntervalMs) w.timers.push(setInterval(() => this.sendBookmark(w), this.opts.bookmarkIntervalMs));
+    if (w.bookmarks && this.opts.bookmarkIntervalMs)
+      w.timers.push(setInterval(() => this.sendBookmark(w), this.opts.bookmarkIntervalMs));
   }
 
   private matches(w: Watcher, ev: HistoryEvent): boolean {
@@ -467,7 +498,11 @@ export class FakeApiServer {
   }
 
   private sendBookmark(w: Watcher): void {
-    this.send(w, 'BOOKMARK', { kind: RESOURCES[w.plural]?.kind, apiVersion: GROUP_VERSION, metadata: { resourceVersion: String(this.rv) } });
+    this.send(w, 'BOOKMARK', {
+      kind: RESOURCES[w.plural]?.kind,
+      apiVersion: GROUP_VERSION,
+      metadata: { resourceVersion: String(this.rv) },
+    });
   }
 
   /** A clean end: the server's watch timeout. */
@@ -508,7 +543,12 @@ export class WebhookConfigurations {
 
   /** Creates a configuration; `lingerGets` GETs still find it after it was deleted. */
   add(kind: WebhookConfigurationKind, name: string, opts: { lingerGets?: number } = {}): void {
-    const object: Obj = { apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name, uid: `webhook-uid-${++this.uid}` }, webhooks: [] };
+    const object: Obj = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name, uid: `webhook-uid-${++this.uid}` },
+      webhooks: [],
+    };
     this.objects.set(`${kind}/${name}`, { object, lingerGets: opts.lingerGets ?? 0, deleting: false });
   }
 
@@ -532,7 +572,10 @@ export class WebhookConfigurations {
     const [plural = '', name = ''] = path.slice(WEBHOOK_PREFIX.length).split('/');
     const kind = WEBHOOK_KINDS[plural as keyof typeof WEBHOOK_KINDS] as WebhookConfigurationKind | undefined;
     const decoded = decodeURIComponent(name);
-    return (kind !== undefined && this.objects.has(`${kind}/${decoded}`)) || this.faults.some((f) => !f.name || f.name === decoded);
+    return (
+      (kind !== undefined && this.objects.has(`${kind}/${decoded}`)) ||
+      this.faults.some((f) => !f.name || f.name === decoded)
+    );
   }
 
   handle(method: string, path: string, res: ServerResponse): void {
@@ -542,13 +585,18 @@ export class WebhookConfigurations {
       res.writeHead(code, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (!kind || !name || rest.length > 0) return send(404, status(404, 'NotFound', `the server could not find the requested resource (${path})`));
+    if (!kind || !name || rest.length > 0)
+      return send(404, status(404, 'NotFound', `the server could not find the requested resource (${path})`));
     const faultAt = this.faults.findIndex((f) => !f.name || f.name === decodeURIComponent(name));
     const fault = faultAt >= 0 ? this.faults.splice(faultAt, 1)[0]!.status : undefined;
     if (fault) return send(fault, status(fault, fault === 403 ? 'Forbidden' : 'InternalError', 'injected fault'));
     const key = `${kind}/${decodeURIComponent(name)}`;
     const stored = this.objects.get(key);
-    const notFound = () => send(404, status(404, 'NotFound', `${plural}.admissionregistration.k8s.io "${decodeURIComponent(name)}" not found`));
+    const notFound = () =>
+      send(
+        404,
+        status(404, 'NotFound', `${plural}.admissionregistration.k8s.io "${decodeURIComponent(name)}" not found`),
+      );
     if (method === 'GET') {
       if (!stored) return notFound();
       if (stored.deleting && stored.lingerGets-- <= 0) {
@@ -561,7 +609,13 @@ export class WebhookConfigurations {
       if (!stored) return notFound();
       if (stored.lingerGets > 0) stored.deleting = true;
       else this.objects.delete(key);
-      return send(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: stored.object.metadata.name, kind: plural, uid: stored.object.metadata.uid } });
+      return send(200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: stored.object.metadata.name, kind: plural, uid: stored.object.metadata.uid },
+      });
     }
     send(405, status(405, 'MethodNotAllowed', `${method} is not supported by this fake`));
   }
@@ -598,7 +652,13 @@ interface CoreRoute {
 }
 
 const CORE_ROUTES: { pattern: RegExp; kind: string; apiVersion: string; plural: string; namespaced: boolean }[] = [
-  { pattern: /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/, kind: 'Secret', apiVersion: 'v1', plural: 'secrets', namespaced: true },
+  {
+    pattern: /^\/api\/v1\/namespaces\/([^/]+)\/secrets(?:\/([^/]+))?$/,
+    kind: 'Secret',
+    apiVersion: 'v1',
+    plural: 'secrets',
+    namespaced: true,
+  },
   {
     pattern: /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingwebhookconfigurations(?:\/([^/]+))?$/,
     kind: 'ValidatingWebhookConfiguration',
@@ -664,7 +724,13 @@ export class CoreObjects {
       const m = r.pattern.exec(path);
       if (!m) continue;
       const [namespace, name] = r.namespaced ? [m[1], m[2]] : [undefined, m[1]];
-      return { kind: r.kind, apiVersion: r.apiVersion, plural: r.plural, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) };
+      return {
+        kind: r.kind,
+        apiVersion: r.apiVersion,
+        plural: r.plural,
+        ...(namespace ? { namespace } : {}),
+        ...(name ? { name } : {}),
+      };
     }
     return undefined;
   }
@@ -674,9 +740,20 @@ export class CoreObjects {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const route = this.route(path) as CoreRoute;
-      const answer = this.answer(req.method ?? '', req.headers['content-type'] ?? '', route, Buffer.concat(chunks).toString('utf8'));
+      const answer = this.answer(
+        req.method ?? '',
+        req.headers['content-type'] ?? '',
+        route,
+        Buffer.concat(chunks).toString('utf8'),
+      );
       if (req.method !== 'GET') {
-        const record: WriteRecord = { method: req.method ?? '', path, status: answer.code, at: Date.now(), ...(answer.code < 300 ? { object: answer.body as StoredObject } : {}) };
+        const record: WriteRecord = {
+          method: req.method ?? '',
+          path,
+          status: answer.code,
+          at: Date.now(),
+          ...(answer.code < 300 ? { object: answer.body as StoredObject } : {}),
+        };
         this.writes.push(record);
         for (const listener of this.writeListeners) listener(record);
       }
@@ -688,7 +765,10 @@ export class CoreObjects {
   private answer(method: string, contentType: string, route: CoreRoute, text: string): { code: number; body: unknown } {
     const key = route.name ? objectKey(route.kind, route.namespace, route.name) : '';
     const stored = this.store.get(key);
-    const notFound = () => ({ code: 404, body: status(404, 'NotFound', `${route.plural} "${route.name ?? ''}" not found`) });
+    const notFound = () => ({
+      code: 404,
+      body: status(404, 'NotFound', `${route.plural} "${route.name ?? ''}" not found`),
+    });
     let body: StoredObject | Operation[];
     if (method !== 'GET') {
       try {
@@ -702,10 +782,14 @@ export class CoreObjects {
         return stored && route.name ? { code: 200, body: stored } : notFound();
       case 'POST': {
         const o = body! as StoredObject;
-        if (route.name || !route.namespace) return { code: 405, body: status(405, 'MethodNotAllowed', 'POST to a collection only') };
+        if (route.name || !route.namespace)
+          return { code: 405, body: status(405, 'MethodNotAllowed', 'POST to a collection only') };
         o.metadata.namespace = route.namespace;
         if (this.store.has(objectKey(route.kind, route.namespace, o.metadata.name))) {
-          return { code: 409, body: status(409, 'AlreadyExists', `${route.plural} "${o.metadata.name}" already exists`) };
+          return {
+            code: 409,
+            body: status(409, 'AlreadyExists', `${route.plural} "${o.metadata.name}" already exists`),
+          };
         }
         return { code: 201, body: this.store1(route, o, undefined) };
       }
@@ -720,21 +804,34 @@ export class CoreObjects {
         if (rv !== undefined && rv !== stored.metadata.resourceVersion) {
           return {
             code: 409,
-            body: status(409, 'Conflict', `Operation cannot be fulfilled on ${route.plural} "${route.name}": the object has been modified; please apply your changes to the latest version and try again`),
+            body: status(
+              409,
+              'Conflict',
+              `Operation cannot be fulfilled on ${route.plural} "${route.name}": the object has been modified; please apply your changes to the latest version and try again`,
+            ),
           };
         }
-        const bad = Object.entries((o.data ?? {}) as Record<string, unknown>).find(([, v]) => typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v));
+        const bad = Object.entries((o.data ?? {}) as Record<string, unknown>).find(
+          ([, v]) => typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v),
+        );
         if (bad) return { code: 400, body: status(400, 'BadRequest', `data[${bad[0]}]: not base64`) };
         return { code: 200, body: this.store1(route, o, stored) };
       }
       case 'PATCH': {
         if (!stored) return notFound();
-        if (!contentType.startsWith('application/json-patch+json')) return { code: 415, body: status(415, 'UnsupportedMediaType', `this fake applies only JSON Patch, not ${contentType}`) };
+        if (!contentType.startsWith('application/json-patch+json'))
+          return {
+            code: 415,
+            body: status(415, 'UnsupportedMediaType', `this fake applies only JSON Patch, not ${contentType}`),
+          };
         let patched: StoredObject;
         try {
           patched = jsonpatch.applyPatch(structuredClone(stored), body! as Operation[], true, false).newDocument;
         } catch (err) {
-          return { code: 422, body: status(422, 'Invalid', `the JSON patch cannot be applied: ${(err as Error).message}`) };
+          return {
+            code: 422,
+            body: status(422, 'Invalid', `the JSON patch cannot be applied: ${(err as Error).message}`),
+          };
         }
         return { code: 200, body: this.store1(route, patched, stored) };
       }
@@ -746,7 +843,11 @@ export class CoreObjects {
   private store1(route: CoreRoute, o: StoredObject, prev: StoredObject | undefined): StoredObject {
     o.apiVersion = route.apiVersion;
     o.kind = route.kind;
-    o.metadata = { ...o.metadata, uid: prev?.metadata.uid ?? `core-uid-${++this.uid}`, resourceVersion: this.nextResourceVersion() };
+    o.metadata = {
+      ...o.metadata,
+      uid: prev?.metadata.uid ?? `core-uid-${++this.uid}`,
+      resourceVersion: this.nextResourceVersion(),
+    };
     if (route.namespace) o.metadata.namespace = route.namespace;
     this.store.set(objectKey(route.kind, route.namespace, o.metadata.name), o);
     return structuredClone(o);

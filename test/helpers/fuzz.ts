@@ -93,14 +93,26 @@ interface SeedText {
 function seeds(): Seed[] {
   const out: Seed[] = [];
   for (const c of loadCases()) {
-    out.push({ operation: c.operation, ...(c.object ? { object: c.object } : {}), ...(c.oldObject ? { oldObject: c.oldObject } : {}) });
+    out.push({
+      operation: c.operation,
+      ...(c.object ? { object: c.object } : {}),
+      ...(c.oldObject ? { oldObject: c.oldObject } : {}),
+    });
   }
-  const aws = cloudProfile({ name: 'aws', kubernetes: ['1.30.14', '1.31.7', '1.32.5'], images: [image('gardenlinux', ['1592.4.0', '1877.2.0'])] });
+  const aws = cloudProfile({
+    name: 'aws',
+    kubernetes: ['1.30.14', '1.31.7', '1.32.5'],
+    images: [image('gardenlinux', ['1592.4.0', '1877.2.0'])],
+  });
   out.push({ operation: 'CREATE', object: aws });
   out.push({ operation: 'UPDATE', object: cloudProfile({ name: 'aws', kubernetes: ['1.32.5'] }), oldObject: aws });
   out.push({ operation: 'DELETE', oldObject: aws });
   out.push({ operation: 'CREATE', object: namespacedProfile({ name: 'ncp', parent: 'aws', kubernetes: ['1.31.7'] }) });
-  out.push({ operation: 'UPDATE', object: shoot({ name: 'dev-cluster', namespace: 'garden-dev', profile: 'aws', version: '1.30.14' }), oldObject: shoot({ name: 'dev-cluster', namespace: 'garden-dev', profile: 'aws', version: '1.31.7' }) });
+  out.push({
+    operation: 'UPDATE',
+    object: shoot({ name: 'dev-cluster', namespace: 'garden-dev', profile: 'aws', version: '1.30.14' }),
+    oldObject: shoot({ name: 'dev-cluster', namespace: 'garden-dev', profile: 'aws', version: '1.31.7' }),
+  });
   return out;
 }
 
@@ -159,9 +171,34 @@ function randomSlot(r: Random, root: Json): [Record<string, Json> | Json[], stri
 }
 
 const get = (c: Record<string, Json> | Json[], k: string | number): Json => (c as Record<string | number, Json>)[k]!;
-const set = (c: Record<string, Json> | Json[], k: string | number, v: Json) => void ((c as Record<string | number, Json>)[k] = v);
+const set = (c: Record<string, Json> | Json[], k: string | number, v: Json) =>
+  void ((c as Record<string | number, Json>)[k] = v);
 
-const STRANGE_STRINGS = ['', ' ', '1.31', 'v1.31.0', '1.31.0-rc.1', '01.31.0', '1.31.0+build', '99999999999999999999.0.0', '-1.0.0', 'ⅰ.ⅱ.ⅲ', 'null', 'true', '{}', 'Ünïcödé 世界 😀', '\u202egnp.exe', '\u0000', '\ud800', 'a'.repeat(300), '__proto__', 'constructor', '2026-13-45T99:99:99Z', 'CREATE', 'Shoot'];
+const STRANGE_STRINGS = [
+  '',
+  ' ',
+  '1.31',
+  'v1.31.0',
+  '1.31.0-rc.1',
+  '01.31.0',
+  '1.31.0+build',
+  '99999999999999999999.0.0',
+  '-1.0.0',
+  'ⅰ.ⅱ.ⅲ',
+  'null',
+  'true',
+  '{}',
+  'Ünïcödé 世界 😀',
+  '\u202egnp.exe',
+  '\u0000',
+  '\ud800',
+  'a'.repeat(300),
+  '__proto__',
+  'constructor',
+  '2026-13-45T99:99:99Z',
+  'CREATE',
+  'Shoot',
+];
 
 function nested(depth: number): Json {
   let v: Json = 1;
@@ -196,7 +233,8 @@ function mutateValue(r: Random, root: { [k: string]: Json }): string {
     }
     case 5:
       if (typeof value === 'number') set(container, key, String(value));
-      else if (typeof value === 'string' && value !== '' && !Number.isNaN(Number(value))) set(container, key, Number(value));
+      else if (typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)))
+        set(container, key, Number(value));
       else if (typeof value === 'boolean') set(container, key, String(value));
       else set(container, key, 42);
       return `number/string flip at ${String(key)}`;
@@ -210,8 +248,13 @@ function mutateValue(r: Random, root: { [k: string]: Json }): string {
     case 7: {
       // Many copies, but never a body past a few MiB: big values get few copies.
       const size = JSON.stringify(value)?.length ?? 4;
-      const copies = Math.max(2, Math.min(pick(r, [100, 2000]), Math.floor((size < 2048 ? 2_000_000 : 100_000) / size)));
-      const many = Array.from({ length: copies }, (_, i) => (typeof value === 'object' && value !== null ? value : `${String(value)}-${i}`));
+      const copies = Math.max(
+        2,
+        Math.min(pick(r, [100, 2000]), Math.floor((size < 2048 ? 2_000_000 : 100_000) / size)),
+      );
+      const many = Array.from({ length: copies }, (_, i) =>
+        typeof value === 'object' && value !== null ? value : `${String(value)}-${i}`,
+      );
       set(container, key, many);
       return `many copies at ${String(key)}`;
     }
@@ -245,7 +288,11 @@ function mutateEnvelope(r: Random, review: { [k: string]: Json }): string {
       request.operation = pick(r, ['CONNECT', 'create', '', 'PATCH', 3]);
       return 'operation';
     case 5:
-      request.kind = { group: pick(r, ['core.gardener.cloud', 'apps', '']), version: pick(r, ['v1beta1', 'v1']), kind: pick(r, ['Shoot', 'CloudProfile', 'NamespacedCloudProfile', 'Deployment', 'shoot']) };
+      request.kind = {
+        group: pick(r, ['core.gardener.cloud', 'apps', '']),
+        version: pick(r, ['v1beta1', 'v1']),
+        kind: pick(r, ['Shoot', 'CloudProfile', 'NamespacedCloudProfile', 'Deployment', 'shoot']),
+      };
       return 'request kind';
     case 6:
       request.dryRun = pick(r, [true, 'true', 1, null]);
@@ -273,26 +320,52 @@ function mutateText(r: Random, text: string): [string, string] {
     case 1:
       return [`${text.slice(0, brace + 1)}"__proto__":{"allowed":true},${text.slice(brace + 1)}`, '__proto__ key'];
     case 2:
-      return [`${text.slice(0, brace + 1)}"constructor":{"prototype":{"allowed":true}},${text.slice(brace + 1)}`, 'constructor.prototype key'];
+      return [
+        `${text.slice(0, brace + 1)}"constructor":{"prototype":{"allowed":true}},${text.slice(brace + 1)}`,
+        'constructor.prototype key',
+      ];
     case 3:
       return [`${text.slice(0, brace + 1)}"\\u005f_proto__":1,${text.slice(brace + 1)}`, 'escaped __proto__ key'];
     case 4: {
       // A key repeated: JSON.parse keeps the last one.
       const keyAt = text.indexOf('"operation"');
-      return keyAt < 0 ? [text, 'no change'] : [`${text.slice(0, keyAt)}"operation":"DELETE",${text.slice(keyAt)}`, 'duplicate key'];
+      return keyAt < 0
+        ? [text, 'no change']
+        : [`${text.slice(0, keyAt)}"operation":"DELETE",${text.slice(keyAt)}`, 'duplicate key'];
     }
     case 5:
-      return [`${text.slice(0, at)}${pick(r, [',', ']', '}', '"', '\\', 'NaN', '\n', '/*x*/'])}${text.slice(at)}`, 'garbage character'];
+      return [
+        `${text.slice(0, at)}${pick(r, [',', ']', '}', '"', '\\', 'NaN', '\n', '/*x*/'])}${text.slice(at)}`,
+        'garbage character',
+      ];
     default:
       return [text.replace('"uid":', '"uid" :  '), 'whitespace'];
   }
 }
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'text/plain', 'application/yaml', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', ''];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'Application/JSON',
+  'text/plain',
+  'application/yaml',
+  'application/json; charset=latin1',
+  'multipart/form-data; boundary=x',
+  '',
+];
 const ENCODINGS = ['gzip', 'deflate', 'br', 'compress', 'identity'];
 
 function seedTexts(list: readonly Seed[]): SeedText[] {
-  return list.map((s) => ({ text: JSON.stringify(review({ operation: s.operation, ...(s.object ? { object: s.object } : {}), ...(s.oldObject ? { oldObject: s.oldObject } : {}), uid: 'uid' })) }));
+  return list.map((s) => ({
+    text: JSON.stringify(
+      review({
+        operation: s.operation,
+        ...(s.object ? { object: s.object } : {}),
+        ...(s.oldObject ? { oldObject: s.oldObject } : {}),
+        uid: 'uid',
+      }),
+    ),
+  }));
 }
 
 function makeCase(seedList: readonly SeedText[], seed: number, index: number): Case {
@@ -333,12 +406,19 @@ function makeCase(seedList: readonly SeedText[], seed: number, index: number): C
   }
   let body = Buffer.from(text);
   if (chance(r, 0.04)) {
-    body = Buffer.concat([body.subarray(0, Math.floor(r() * body.length)), Buffer.from([pick(r, [0xff, 0xc3, 0xe2, 0x80])]), body.subarray(Math.floor(r() * body.length))]);
+    body = Buffer.concat([
+      body.subarray(0, Math.floor(r() * body.length)),
+      Buffer.from([pick(r, [0xff, 0xc3, 0xe2, 0x80])]),
+      body.subarray(Math.floor(r() * body.length)),
+    ]);
     mutations.push('invalid UTF-8 byte');
   }
-  const headers: Record<string, string> = { 'content-type': chance(r, 0.9) ? 'application/json' : pick(r, CONTENT_TYPES) };
+  const headers: Record<string, string> = {
+    'content-type': chance(r, 0.9) ? 'application/json' : pick(r, CONTENT_TYPES),
+  };
   if (headers['content-type'] === '') delete headers['content-type'];
-  if (headers['content-type'] !== 'application/json') mutations.push(`content type ${headers['content-type'] ?? 'none'}`);
+  if (headers['content-type'] !== 'application/json')
+    mutations.push(`content type ${headers['content-type'] ?? 'none'}`);
   if (chance(r, 0.04)) {
     const encoding = pick(r, ENCODINGS);
     headers['content-encoding'] = encoding;
@@ -362,7 +442,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function jsonMediaType(type: string | undefined): boolean {
   if (type === undefined) return false;
   const [media, ...params] = type.split(';').map((p) => p.trim().toLowerCase());
-  return media === 'application/json' && params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset=utf8');
+  return (
+    media === 'application/json' &&
+    params.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8' || p === 'charset=utf8')
+  );
 }
 
 /** Depth of the deepest container (the root is 1), and whether a prototype key appears. */
@@ -375,8 +458,11 @@ function shape(root: unknown): { depth: number; prototypeKey: boolean } {
     depth = Math.max(depth, d);
     if (!Array.isArray(node)) {
       if (Object.prototype.hasOwnProperty.call(node, '__proto__')) return { depth, prototypeKey: true };
-      const ctor = Object.prototype.hasOwnProperty.call(node, 'constructor') ? (node as { constructor: unknown }).constructor : undefined;
-      if (isRecord(ctor) && Object.prototype.hasOwnProperty.call(ctor, 'prototype')) return { depth, prototypeKey: true };
+      const ctor = Object.prototype.hasOwnProperty.call(node, 'constructor')
+        ? (node as { constructor: unknown }).constructor
+        : undefined;
+      if (isRecord(ctor) && Object.prototype.hasOwnProperty.call(ctor, 'prototype'))
+        return { depth, prototypeKey: true };
     }
     for (const child of Object.values(node)) pending.push([child, d + 1]);
   }
@@ -409,7 +495,13 @@ interface OracleContext {
 }
 
 function expectation(c: Case, ctx: OracleContext): Expectation {
-  if (!jsonMediaType(c.headers['content-type']) || (c.headers['content-encoding'] ?? 'identity') !== 'identity' || c.body.length === 0 || !isUtf8(c.body)) return { clean: false };
+  if (
+    !jsonMediaType(c.headers['content-type']) ||
+    (c.headers['content-encoding'] ?? 'identity') !== 'identity' ||
+    c.body.length === 0 ||
+    !isUtf8(c.body)
+  )
+    return { clean: false };
   let body: unknown;
   try {
     body = JSON.parse(c.body.toString('utf8'));
@@ -418,14 +510,25 @@ function expectation(c: Case, ctx: OracleContext): Expectation {
   }
   const { depth, prototypeKey } = shape(body);
   if (depth > 1000 || prototypeKey) return { clean: false };
-  if (!isRecord(body) || body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview' || !isRecord(body.request)) return { clean: false };
+  if (
+    !isRecord(body) ||
+    body.apiVersion !== 'admission.k8s.io/v1' ||
+    body.kind !== 'AdmissionReview' ||
+    !isRecord(body.request)
+  )
+    return { clean: false };
   const req = body.request;
   if (typeof req.uid !== 'string' || req.uid.length === 0 || req.uid.length > 256) return { clean: false };
   const uid = req.uid;
   if (!requestWellFormed(req)) return { clean: true, uid, allowed: false, throws: false };
   const kind = (req.kind as Record<string, string>).kind;
   const operation = req.operation as string;
-  if ((req.kind as Record<string, string>).group !== 'core.gardener.cloud' || !isPolicedKind(kind) || !['CREATE', 'UPDATE', 'DELETE'].includes(operation)) return { clean: true, uid, allowed: true, throws: false };
+  if (
+    (req.kind as Record<string, string>).group !== 'core.gardener.cloud' ||
+    !isPolicedKind(kind) ||
+    !['CREATE', 'UPDATE', 'DELETE'].includes(operation)
+  )
+    return { clean: true, uid, allowed: true, throws: false };
   // The same request the adapter should build, built here from the policy core's own parser.
   const parsed = (raw: unknown, required: boolean): PolicedObject | undefined | false => {
     if (raw === undefined || raw === null) return required ? false : undefined;
@@ -450,7 +553,12 @@ function expectation(c: Case, ctx: OracleContext): Expectation {
     ...(typeof username === 'string' && username ? { user: username } : {}),
   };
   try {
-    return { clean: true, uid, allowed: evaluate(request, { now: NOW, config: ctx.config, state: ctx.state }).allowed, throws: false };
+    return {
+      clean: true,
+      uid,
+      allowed: evaluate(request, { now: NOW, config: ctx.config, state: ctx.state }).allowed,
+      throws: false,
+    };
   } catch {
     return { clean: true, uid, allowed: false, throws: true };
   }
@@ -467,7 +575,15 @@ interface Answer {
 function send(s: TestServer, agent: https.Agent, c: Case): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port: s.port, method: 'POST', path: c.path, ca: s.authority.ca.certPem, agent, headers: { ...c.headers, 'content-length': String(c.body.length) } },
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        method: 'POST',
+        path: c.path,
+        ca: s.authority.ca.certPem,
+        agent,
+        headers: { ...c.headers, 'content-length': String(c.body.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
@@ -496,7 +612,8 @@ function judge(answer: Answer, expected: Expectation): { problems: string[]; out
   if (answer.status >= 500 || code >= 500) {
     if (!(expected.clean && expected.throws)) problems.push(`a ${code} answer`);
   }
-  if (!isReview && (answer.status < 400 || answer.status >= 500)) problems.push(`a plain answer with HTTP ${answer.status}`);
+  if (!isReview && (answer.status < 400 || answer.status >= 500))
+    problems.push(`a plain answer with HTTP ${answer.status}`);
   if (!expected.clean) {
     if (isReview && response.allowed !== false) problems.push('allowed, but the body is not a clean review');
     return { problems, outcome };
@@ -505,8 +622,12 @@ function judge(answer: Answer, expected: Expectation): { problems: string[]; out
     problems.push(`a clean review got a plain ${answer.status}: ${answer.text.slice(0, 200)}`);
     return { problems, outcome };
   }
-  if (response.uid !== expected.uid) problems.push(`uid ${JSON.stringify(response.uid)}, sent ${JSON.stringify(expected.uid)}`);
-  if (response.allowed !== expected.allowed) problems.push(`allowed ${String(response.allowed)}, but evaluate() says ${String(expected.allowed)} (code ${code})`);
+  if (response.uid !== expected.uid)
+    problems.push(`uid ${JSON.stringify(response.uid)}, sent ${JSON.stringify(expected.uid)}`);
+  if (response.allowed !== expected.allowed)
+    problems.push(
+      `allowed ${String(response.allowed)}, but evaluate() says ${String(expected.allowed)} (code ${code})`,
+    );
   return { problems, outcome };
 }
 
@@ -544,7 +665,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     if (problems.length > 0) {
       failureCount++;
-      if (failures.length < keep) failures.push(`case ${index} (seed ${seed}; ${c.path}; ${c.mutations.join(', ') || 'unmutated'}): ${problems.join('; ')}`);
+      if (failures.length < keep)
+        failures.push(
+          `case ${index} (seed ${seed}; ${c.path}; ${c.mutations.join(', ') || 'unmutated'}): ${problems.join('; ')}`,
+        );
     }
   };
   const worker = async () => {
@@ -574,5 +698,15 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
     agent.destroy();
     await s.close();
   }
-  return { seed, sent: count, failures, failureCount, outcomes, ruleThrows, heapStartBytes, heapEndBytes, elapsedMs: Date.now() - started };
+  return {
+    seed,
+    sent: count,
+    failures,
+    failureCount,
+    outcomes,
+    ruleThrows,
+    heapStartBytes,
+    heapEndBytes,
+    elapsedMs: Date.now() - started,
+  };
 }

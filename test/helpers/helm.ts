@@ -10,7 +10,9 @@ import { parseAllDocuments } from 'yaml';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHART = join(ROOT, 'charts/version-policy');
-const BIN = process.env.E2E_BIN ?? execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], { encoding: 'utf8' }).trim();
+const BIN =
+  process.env.E2E_BIN ??
+  execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], { encoding: 'utf8' }).trim();
 /** Helm 4, what the chart tests run; HELM3 renders and lints the chart too (test/chart/lint.part.ts). */
 export const HELM = join(BIN, 'helm4');
 export const HELM3 = join(BIN, 'helm3');
@@ -33,7 +35,8 @@ export function helm(args: string[], binary = HELM): Promise<HelmResult> {
   return new Promise((resolve, reject) => {
     execFile(binary, args, { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       // A number is helm's exit code; anything else (ENOENT, a timeout) means helm did not run.
-      if (err !== null && typeof err.code !== 'number') reject(new Error(`helm did not run or timed out: ${err.message}`));
+      if (err !== null && typeof err.code !== 'number')
+        reject(new Error(`helm did not run or timed out: ${err.message}`));
       else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
     });
   });
@@ -173,7 +176,11 @@ export interface PodSpec {
 }
 
 export interface Deployment extends K8sObject {
-  spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: Meta; spec: PodSpec } };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: Meta; spec: PodSpec };
+  };
 }
 
 export interface Service extends K8sObject {

@@ -10,7 +10,9 @@ export const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export function parsePage(html: string): { document: DefaultTreeAdapterTypes.Document; errors: string[] } {
   const errors: string[] = [];
-  const document = parse(html, { onParseError: (e) => errors.push(`${e.code} at line ${e.startLine}, col ${e.startCol}`) });
+  const document = parse(html, {
+    onParseError: (e) => errors.push(`${e.code} at line ${e.startLine}, col ${e.startCol}`),
+  });
   return { document, errors };
 }
 

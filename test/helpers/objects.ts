@@ -115,7 +115,12 @@ export interface ShootInput {
 }
 
 export function shoot(s: ShootInput = {}): Shoot {
-  const ref = s.cloudProfileName !== undefined ? undefined : typeof s.profile === 'string' || s.profile === undefined ? { kind: 'CloudProfile', name: s.profile ?? 'profile' } : s.profile;
+  const ref =
+    s.cloudProfileName !== undefined
+      ? undefined
+      : typeof s.profile === 'string' || s.profile === undefined
+        ? { kind: 'CloudProfile', name: s.profile ?? 'profile' }
+        : s.profile;
   return {
     apiVersion: GROUP_VERSION,
     kind: 'Shoot',
@@ -188,7 +193,11 @@ export function decide(input: DecideInput): Decision {
   };
   const state = staticState(input.state ?? []);
   if (input.synced === false) state.synced = false;
-  return evaluate(request(input), { now: input.now ?? NOW, config: config(overrides, input.lifecycleGate ?? true), state });
+  return evaluate(request(input), {
+    now: input.now ?? NOW,
+    config: config(overrides, input.lifecycleGate ?? true),
+    state,
+  });
 }
 
 /** The rule IDs a decision reports, sorted and unique. */

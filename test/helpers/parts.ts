@@ -14,6 +14,7 @@ import { join } from 'node:path';
 export async function importParts(dir: URL, atLeast: number): Promise<void> {
   const root = fileURLToPath(dir);
   const parts = (await readdir(root, { recursive: true })).filter((p) => p.endsWith('.part.ts')).sort();
-  if (parts.length < atLeast) throw new Error(`${root}: ${parts.length} parts, expected at least ${atLeast}: ${parts.join(', ')}`);
+  if (parts.length < atLeast)
+    throw new Error(`${root}: ${parts.length} parts, expected at least ${atLeast}: ${parts.join(', ')}`);
   for (const part of parts) await import(pathToFileURL(join(root, part)).href);
 }

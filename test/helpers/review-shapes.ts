@@ -30,7 +30,13 @@ function fill<T>(bytes: number, make: (i: number) => T): T[] {
 function k8sVersion(i: number): ExpirableVersion {
   const minor = 20 + Math.floor(i / 50);
   const patch = i % 50;
-  return patch === 49 ? { version: `1.${minor}.${patch}`, classification: 'supported' } : { version: `1.${minor}.${patch}`, classification: 'deprecated', expirationDate: hoursFromNow(24 * (30 + (i % 300))) };
+  return patch === 49
+    ? { version: `1.${minor}.${patch}`, classification: 'supported' }
+    : {
+        version: `1.${minor}.${patch}`,
+        classification: 'deprecated',
+        expirationDate: hoursFromNow(24 * (30 + (i % 300))),
+      };
 }
 
 function encode(value: unknown): Buffer {
@@ -70,7 +76,9 @@ export const REVIEW_SHAPES: ReviewShape[] = [
     path: '/validate',
     body: () => {
       const p = cloudProfile({ name: 'images' });
-      p.spec.machineImages = fill(BODY_TARGET, (i) => image(`image-${i}`, [`${i}.0.0`, `${i}.1.0`, { version: `${i}.2.0`, classification: 'supported' }]));
+      p.spec.machineImages = fill(BODY_TARGET, (i) =>
+        image(`image-${i}`, [`${i}.0.0`, `${i}.1.0`, { version: `${i}.2.0`, classification: 'supported' }]),
+      );
       return encode(review({ operation: 'CREATE', object: p }));
     },
   },
@@ -80,7 +88,9 @@ export const REVIEW_SHAPES: ReviewShape[] = [
     body: () => {
       const entries = fill(BODY_TARGET / 2, (i) => [`example.com/key-${i}`, `value-${i}`] as const);
       const p = cloudProfile({ name: 'labels', annotations: Object.fromEntries(entries) });
-      (p.metadata as { labels?: Record<string, string> }).labels = Object.fromEntries(entries.map(([k, v]) => [`l.${k}`, v]));
+      (p.metadata as { labels?: Record<string, string> }).labels = Object.fromEntries(
+        entries.map(([k, v]) => [`l.${k}`, v]),
+      );
       return encode(review({ operation: 'CREATE', object: p }));
     },
   },
@@ -88,9 +98,14 @@ export const REVIEW_SHAPES: ReviewShape[] = [
     name: 'Shoot CREATE, many workers',
     path: '/validate',
     body: () => {
-      const worker = (i: number): WorkerInput => ({ name: `pool-${i}`, image: ['gardenlinux', '1592.1.0'], kubernetes: '1.31.0' });
+      const worker = (i: number): WorkerInput => ({
+        name: `pool-${i}`,
+        image: ['gardenlinux', '1592.1.0'],
+        kubernetes: '1.31.0',
+      });
       // A worker input becomes a bigger worker: size the built Shoot.
-      const sized = (n: number) => JSON.stringify(shoot({ workers: Array.from({ length: n }, (_, i) => worker(i + 100_000)) })).length;
+      const sized = (n: number) =>
+        JSON.stringify(shoot({ workers: Array.from({ length: n }, (_, i) => worker(i + 100_000)) })).length;
       const per = (sized(200) - sized(100)) / 100;
       const workers = Array.from({ length: Math.floor(BODY_TARGET / per) }, (_, i) => worker(i));
       return encode(review({ operation: 'CREATE', object: shoot({ name: 'big', workers }) }));
@@ -112,14 +127,31 @@ export const REVIEW_SHAPES: ReviewShape[] = [
     name: 'an unpoliced kind with a 7 MiB object',
     path: '/validate',
     body: () => {
-      const data = Object.fromEntries(fill(BODY_TARGET, (i) => [`key-${i}`, { value: i, text: 'some text', list: [1, 2, 3] }] as const));
-      return encode(review({ operation: 'CREATE', kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, object: { kind: 'Deployment', metadata: { name: 'x' }, data } }));
+      const data = Object.fromEntries(
+        fill(BODY_TARGET, (i) => [`key-${i}`, { value: i, text: 'some text', list: [1, 2, 3] }] as const),
+      );
+      return encode(
+        review({
+          operation: 'CREATE',
+          kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+          object: { kind: 'Deployment', metadata: { name: 'x' }, data },
+        }),
+      );
     },
   },
   {
     name: 'a 7 MiB annotation value of multibyte characters',
     path: '/validate',
-    body: () => encode(review({ operation: 'CREATE', object: cloudProfile({ name: 'text', annotations: { note: 'Grüße, 世界 😀 '.repeat(Math.floor(BODY_TARGET / 30)) } }) })),
+    body: () =>
+      encode(
+        review({
+          operation: 'CREATE',
+          object: cloudProfile({
+            name: 'text',
+            annotations: { note: 'Grüße, 世界 😀 '.repeat(Math.floor(BODY_TARGET / 30)) },
+          }),
+        }),
+      ),
   },
   {
     name: 'a CloudProfile whose providerConfig nests 990 levels, many times over',
@@ -140,7 +172,9 @@ export const REVIEW_SHAPES: ReviewShape[] = [
     name: 'keys that could hide __proto__ everywhere (the walk runs)',
     path: '/validate',
     body: () => {
-      const annotations = Object.fromEntries(fill(BODY_TARGET, (i) => [`constructor-${i}`, `prototype \\u0070 ${i}`] as const));
+      const annotations = Object.fromEntries(
+        fill(BODY_TARGET, (i) => [`constructor-${i}`, `prototype \\u0070 ${i}`] as const),
+      );
       return encode(review({ operation: 'CREATE', object: cloudProfile({ name: 'suspicious', annotations }) }));
     },
   },

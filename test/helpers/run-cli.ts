@@ -19,7 +19,9 @@ export interface CliRun {
 }
 
 /** The environment a CI job would give the CLI: without tap's loaders, which triple its start-up time. */
-export const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !/^_?TAP/.test(k)));
+export const CLEAN_ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !/^_?TAP/.test(k)),
+);
 
 /**
  * `command args` to start without tap's loader. tap's processinfo puts its `--import` into every
@@ -38,10 +40,14 @@ export function runCli(args: readonly string[], cwd?: string): Promise<CliRun> {
 /** The built CLI as a child process. */
 export function spawnCli(args: readonly string[], cwd?: string): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(...untracked(process.execPath, [CLI, ...args]), { cwd, maxBuffer: 64 * 1024 * 1024, env: CLEAN_ENV }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      ...untracked(process.execPath, [CLI, ...args]),
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: CLEAN_ENV },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -74,7 +80,12 @@ async function runInProcess(args: readonly string[], opts: InProcessOptions): Pr
   const home = process.cwd();
   if (opts.cwd) process.chdir(opts.cwd);
   try {
-    const code = await main([...args], { stdin: Readable.from(opts.input ? [Buffer.from(opts.input)] : []), stdout: stdout.stream, stderr: stderr.stream, env: opts.env ?? CLEAN_ENV });
+    const code = await main([...args], {
+      stdin: Readable.from(opts.input ? [Buffer.from(opts.input)] : []),
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: opts.env ?? CLEAN_ENV,
+    });
     return { code, stdout: stdout.text(), stderr: stderr.text() };
   } finally {
     process.chdir(home);
@@ -96,7 +107,8 @@ function collector(): { stream: Writable; text(): string } {
  * A documented `version-policy WORDS [> FILE]` with no quoting, expansion or glob: the shell would
  * split it on blanks alone, so main() in-process runs it as bash would run the built CLI.
  */
-export const plainCommand = (text: string) => /^version-policy ([^'"\\$`*?[\]{}~|;&<>()]+?)(?: > ([^\s'"\\$`*?<>|;&]+))?$/.exec(text);
+export const plainCommand = (text: string) =>
+  /^version-policy ([^'"\\$`*?[\]{}~|;&<>()]+?)(?: > ([^\s'"\\$`*?<>|;&]+))?$/.exec(text);
 
 /** A `plainCommand` through main() in `cwd`, its `> FILE` written there. */
 export async function runPlainCommand(text: string, cwd: string): Promise<CliRun> {
@@ -108,7 +120,10 @@ export async function runPlainCommand(text: string, cwd: string): Promise<CliRun
 }
 
 /** A fresh directory under the OS temp dir; removed when `t` ends. */
-export async function tempDir(t: { teardown(fn: () => Promise<void>): void }, prefix = 'version-policy-'): Promise<string> {
+export async function tempDir(
+  t: { teardown(fn: () => Promise<void>): void },
+  prefix = 'version-policy-',
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   return dir;

@@ -26,8 +26,14 @@ export const CONFIGURATION = 'version-policy';
 export const SERVER_NAME = `${SERVICE}.${NAMESPACE}.svc`;
 
 export type ConfigKind = 'ValidatingWebhookConfiguration' | 'MutatingWebhookConfiguration';
-const PATH_OF: Record<ConfigKind, string> = { ValidatingWebhookConfiguration: '/validate', MutatingWebhookConfiguration: '/mutate' };
-const ENTRY_OF: Record<ConfigKind, string> = { ValidatingWebhookConfiguration: 'validate.version-policy.gardener.cloud', MutatingWebhookConfiguration: 'mutate.version-policy.gardener.cloud' };
+const PATH_OF: Record<ConfigKind, string> = {
+  ValidatingWebhookConfiguration: '/validate',
+  MutatingWebhookConfiguration: '/mutate',
+};
+const ENTRY_OF: Record<ConfigKind, string> = {
+  ValidatingWebhookConfiguration: 'validate.version-policy.gardener.cloud',
+  MutatingWebhookConfiguration: 'mutate.version-policy.gardener.cloud',
+};
 
 export function webhookConfiguration(kind: ConfigKind, caBundlePem?: string): StoredObject {
   return {
@@ -50,7 +56,12 @@ export function webhookConfiguration(kind: ConfigKind, caBundlePem?: string): St
 
 /** The Secret as the chart renders it: no data. */
 export function emptySecret(): StoredObject {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: SECRET, namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': 'version-policy' } }, type: 'Opaque' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: SECRET, namespace: NAMESPACE, labels: { 'app.kubernetes.io/name': 'version-policy' } },
+    type: 'Opaque',
+  };
 }
 
 /** The empty Secret and both configurations, as the chart renders them. */
@@ -62,7 +73,8 @@ export function installCluster(fake: FakeApiServer, legacyCABundle?: string): vo
 
 /** The caBundle (PEM) of a configuration's first entry, as stored now. */
 export function publishedBundle(fake: FakeApiServer, kind: ConfigKind): string {
-  const config = fake.objects.get(kind, undefined, CONFIGURATION) as { webhooks?: { clientConfig?: { caBundle?: string } }[] } | undefined;
+  const config = fake.objects.get(kind, undefined, CONFIGURATION) as
+    { webhooks?: { clientConfig?: { caBundle?: string } }[] } | undefined;
   return Buffer.from(config?.webhooks?.[0]?.clientConfig?.caBundle ?? '', 'base64').toString('utf8');
 }
 
@@ -83,7 +95,17 @@ export function selfManagedConfig(fake: FakeApiServer, durations: Durations, pol
       port: 0,
       probePort: 0,
       certReloadIntervalSeconds: pollSeconds,
-      tls: { selfManaged: { enabled: true, namespace: NAMESPACE, secretName: SECRET, serviceName: SERVICE, validatingWebhookConfiguration: CONFIGURATION, mutatingWebhookConfiguration: CONFIGURATION, ...durations } },
+      tls: {
+        selfManaged: {
+          enabled: true,
+          namespace: NAMESPACE,
+          secretName: SECRET,
+          serviceName: SERVICE,
+          validatingWebhookConfiguration: CONFIGURATION,
+          mutatingWebhookConfiguration: CONFIGURATION,
+          ...durations,
+        },
+      },
     },
     // No informers (serve --without-cluster-state); the kubeconfig is the one the certificate source uses.
     cluster: { enabled: false, kubeconfig: fake.kubeconfigPath },
@@ -101,7 +123,13 @@ export interface Replica {
 export async function startReplica(config: Config): Promise<Replica> {
   const logs: LogRecord[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'vp-self-managed-'));
-  const running = await startWebhook({ config, stateFiles: [], withoutClusterState: true, logger: createLogger(config.logLevel, logSink(logs)), devCertDir: dir });
+  const running = await startWebhook({
+    config,
+    stateFiles: [],
+    withoutClusterState: true,
+    logger: createLogger(config.logLevel, logSink(logs)),
+    devCertDir: dir,
+  });
   return {
     running,
     port: Number(new URL(running.url).port),
@@ -146,7 +174,10 @@ export class ApiserverClient {
   readonly results: CallResult[] = [];
   private readonly endpoints = new Map<string, Endpoint>();
   private readonly readyNow = new Set<string>();
-  private initial: Record<ConfigKind, string> = { ValidatingWebhookConfiguration: '', MutatingWebhookConfiguration: '' };
+  private initial: Record<ConfigKind, string> = {
+    ValidatingWebhookConfiguration: '',
+    MutatingWebhookConfiguration: '',
+  };
   private running = false;
   private loops: Promise<void>[] = [];
   private sent = 0;
@@ -183,7 +214,10 @@ export class ApiserverClient {
   async start(concurrency = 1): Promise<void> {
     this.running = true;
     // What is published when the client starts has been published for as long as any lag.
-    this.initial = { ValidatingWebhookConfiguration: publishedBundle(this.fake, 'ValidatingWebhookConfiguration'), MutatingWebhookConfiguration: publishedBundle(this.fake, 'MutatingWebhookConfiguration') };
+    this.initial = {
+      ValidatingWebhookConfiguration: publishedBundle(this.fake, 'ValidatingWebhookConfiguration'),
+      MutatingWebhookConfiguration: publishedBundle(this.fake, 'MutatingWebhookConfiguration'),
+    };
     await this.probe();
     this.loops = [this.watchEndpoints(), ...Array.from({ length: concurrency }, () => this.call())];
   }
@@ -201,7 +235,8 @@ export class ApiserverClient {
     for (const w of this.fake.objects.writes) {
       if (w.at > seenBy) break;
       if (w.status < 300 && w.path.endsWith(suffix)) {
-        const entry = (w.object as { webhooks?: { clientConfig?: { caBundle?: string } }[] } | undefined)?.webhooks?.[0];
+        const entry = (w.object as { webhooks?: { clientConfig?: { caBundle?: string } }[] } | undefined)
+          ?.webhooks?.[0];
         bundle = Buffer.from(entry?.clientConfig?.caBundle ?? '', 'base64').toString('utf8');
       }
     }
@@ -238,9 +273,15 @@ export class ApiserverClient {
       const endpoint = this.endpoints.get(names[this.next++ % names.length]!)!;
       const uid = `call-${n}`;
       try {
-        const { status, body, leaf } = await post(endpoint.port, PATH_OF[kind], this.trusted(kind), JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })));
+        const { status, body, leaf } = await post(
+          endpoint.port,
+          PATH_OF[kind],
+          this.trusted(kind),
+          JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })),
+        );
         const response = (JSON.parse(body) as { response?: { uid?: string; allowed?: boolean } }).response;
-        if (status !== 200 || response?.uid !== uid || response.allowed !== true) this.failures.push(`#${n} ${endpoint.name}: HTTP ${status} ${body.slice(0, 200)}`);
+        if (status !== 200 || response?.uid !== uid || response.allowed !== true)
+          this.failures.push(`#${n} ${endpoint.name}: HTTP ${status} ${body.slice(0, 200)}`);
         else this.results.push({ endpoint: endpoint.name, leaf, at: Date.now() });
       } catch (err) {
         this.failures.push(`#${n} ${endpoint.name} ${kind}: ${(err as Error).message}`);
@@ -249,7 +290,12 @@ export class ApiserverClient {
   }
 }
 
-function post(port: number, path: string, ca: string, body: string): Promise<{ status: number; body: string; leaf: string }> {
+function post(
+  port: number,
+  path: string,
+  ca: string,
+  body: string,
+): Promise<{ status: number; body: string; leaf: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -271,7 +317,13 @@ function post(port: number, path: string, ca: string, body: string): Promise<{ s
         const raw = (res.socket as TLSSocket).getPeerCertificate().raw;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), leaf: new X509Certificate(raw).toString() }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            leaf: new X509Certificate(raw).toString(),
+          }),
+        );
         res.on('error', reject);
       },
     );

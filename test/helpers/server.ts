@@ -13,7 +13,11 @@ import { buildServer, type WebhookServer } from '../../src/server/app.js';
 import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { FileCertificateSource } from '../../src/server/tls/file-source.js';
-import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../src/server/tls/self-signed.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  type CertificatePair,
+} from '../../src/server/tls/self-signed.js';
 import type { RuleId } from '../../src/policy/decision.js';
 import type { Rule } from '../../src/policy/rule.js';
 import type { WarningCheck } from '../../src/policy/warnings/index.js';
@@ -54,7 +58,11 @@ export interface TestAuthority {
 
 export async function authority(name = 'test CA'): Promise<TestAuthority> {
   const ca = await createCertificateAuthority(name, 1);
-  return { ca, issue: (hosts = ['localhost', '127.0.0.1'], clientAuth = false) => issueCertificate(ca, { hosts, days: 1, clientAuth }) };
+  return {
+    ca,
+    issue: (hosts = ['localhost', '127.0.0.1'], clientAuth = false) =>
+      issueCertificate(ca, { hosts, days: 1, clientAuth }),
+  };
 }
 
 export interface TestServer {
@@ -94,7 +102,13 @@ export interface Reply {
 }
 
 /** One HTTPS request on a fresh connection (a full handshake every time). */
-export function request(port: number, method: string, path: string, body: string | Buffer | undefined, opts: RequestOptions & { ca: string | string[] }): Promise<Reply> {
+export function request(
+  port: number,
+  method: string,
+  path: string,
+  body: string | Buffer | undefined,
+  opts: RequestOptions & { ca: string | string[] },
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -105,7 +119,12 @@ export function request(port: number, method: string, path: string, body: string
         ca: opts.ca,
         agent: opts.agent ?? false,
         ...(opts.cert ? { cert: opts.cert.certPem, key: opts.cert.keyPem } : {}),
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...opts.headers },
+        headers: {
+          ...(body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+            : {}),
+          ...opts.headers,
+        },
       },
       (res) => {
         const peer: PeerCertificate = (res.socket as TLSSocket).getPeerCertificate();
@@ -113,7 +132,13 @@ export function request(port: number, method: string, path: string, body: string
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T, fingerprint256: peer.fingerprint256 });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: <T>() => JSON.parse(text) as T,
+            fingerprint256: peer.fingerprint256,
+          });
         });
         res.on('error', reject);
       },
@@ -123,7 +148,10 @@ export function request(port: number, method: string, path: string, body: string
   });
 }
 
-export async function writeCertFiles(dir: string, pair: CertificatePair): Promise<{ certFile: string; keyFile: string }> {
+export async function writeCertFiles(
+  dir: string,
+  pair: CertificatePair,
+): Promise<{ certFile: string; keyFile: string }> {
   const certFile = join(dir, 'tls.crt');
   const keyFile = join(dir, 'tls.key');
   await writeFile(keyFile, pair.keyPem, { mode: 0o600 });
@@ -162,11 +190,25 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
   });
   const state = Array.isArray(opts.state) || opts.state === undefined ? staticState(opts.state ?? []) : opts.state;
   const now = opts.now ?? NOW;
-  const server = buildServer({ config: cfg, state, certificates: source, logger, now: () => now, ...(opts.rules ? { rules: opts.rules } : {}), ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}), ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}), ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}) });
+  const server = buildServer({
+    config: cfg,
+    state,
+    certificates: source,
+    logger,
+    now: () => now,
+    ...(opts.rules ? { rules: opts.rules } : {}),
+    ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}),
+    ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}),
+    ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}),
+  });
   const url = await server.listen();
   const port = Number(new URL(url).port);
   const send = (method: string, path: string, body: string | Buffer | undefined, o: RequestOptions = {}) =>
-    request(port, method, path, body, { ...o, ca: o.ca ?? auth.ca.certPem, ...(o.cert || !client ? {} : { cert: client }) });
+    request(port, method, path, body, {
+      ...o,
+      ca: o.ca ?? auth.ca.certPem,
+      ...(o.cert || !client ? {} : { cert: client }),
+    });
   return {
     server,
     port,
@@ -200,7 +242,8 @@ export interface ReviewInput {
 
 /** An AdmissionReview as kube-apiserver sends it. */
 export function review(input: ReviewInput): { apiVersion: string; kind: string; request: Record<string, unknown> } {
-  const obj = (input.object ?? input.oldObject) as { kind?: string; metadata?: { name?: string; namespace?: string } } | undefined;
+  const obj = (input.object ?? input.oldObject) as
+    { kind?: string; metadata?: { name?: string; namespace?: string } } | undefined;
   const kind = input.kind ?? { group: 'core.gardener.cloud', version: 'v1beta1', kind: obj?.kind ?? 'CloudProfile' };
   const plural = `${kind.kind.toLowerCase()}s`;
   return {

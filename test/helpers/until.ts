@@ -3,7 +3,12 @@
 type Falsy = undefined | null | false;
 
 /** Polls every `intervalMs`; a probe that costs a request (an HTTPS round trip, a child process) wants a longer pause. */
-export async function until<T>(what: string, probe: () => T | Falsy | Promise<T | Falsy>, timeoutMs = 5000, intervalMs = 5): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | Falsy | Promise<T | Falsy>,
+  timeoutMs = 5000,
+  intervalMs = 5,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -10,35 +10,63 @@ import { cmd, dockerfile, entrypoint, last, runtimeStage } from './dockerfile.js
 t.test('the Dockerfile is multi-stage on the slim official Node 22 LTS base, pinned by digest', async (t) => {
   const stages = await dockerfile;
   t.ok(stages.length >= 2, `${stages.length} stages`);
-  for (const s of stages) t.match(s.from, /^node:22(\.[\d.]+)?-bookworm-slim@sha256:[a-f0-9]{64}$/, `${s.name ?? 'runtime'} is FROM ${s.from}`);
+  for (const s of stages)
+    t.match(
+      s.from,
+      /^node:22(\.[\d.]+)?-bookworm-slim@sha256:[a-f0-9]{64}$/,
+      `${s.name ?? 'runtime'} is FROM ${s.from}`,
+    );
   t.equal(new Set(stages.map((s) => s.from)).size, 1, 'every stage on the same base');
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
   t.equal(pkg.engines.node, '>=22', 'package.json engines matches the base');
   const build = stages.find((s) => s.instructions.some((i) => i.op === 'RUN' && /npm run build/.test(i.args)));
-  t.ok(build?.instructions.some((i) => i.op === 'RUN' && /npm ci(?!.*--omit=dev)/.test(i.args)), 'the build stage installs dev dependencies');
-  t.ok(stages.some((s) => s.instructions.some((i) => i.op === 'RUN' && /npm ci .*--omit=dev/.test(i.args))), 'a stage installs production dependencies only');
+  t.ok(
+    build?.instructions.some((i) => i.op === 'RUN' && /npm ci(?!.*--omit=dev)/.test(i.args)),
+    'the build stage installs dev dependencies',
+  );
+  t.ok(
+    stages.some((s) => s.instructions.some((i) => i.op === 'RUN' && /npm ci .*--omit=dev/.test(i.args))),
+    'a stage installs production dependencies only',
+  );
 });
 
-t.test('the runtime stage has production dependencies and compiled output only, as a numeric non-root user', async (t) => {
-  const stage = await runtimeStage();
-  t.notOk(stage.instructions.some((i) => i.op === 'RUN'), 'nothing is installed or built in the runtime stage');
-  const copies = stage.instructions.filter((i) => i.op === 'COPY').map((i) => i.args.replace(/\s+/g, ' '));
-  t.same(copies.sort(), ['--from=build /src/dist ./dist', '--from=deps /app/node_modules ./node_modules', 'package.json ./'].sort());
-  const user = last(stage, 'USER') ?? '';
-  t.match(user, /^\d+(:\d+)?$/, 'USER is numeric, so the kubelet can verify runAsNonRoot');
-  t.not(Number(user.split(':')[0]), 0, 'and not root');
-  const ep = last(stage, 'ENTRYPOINT') ?? '';
-  t.doesNotThrow(() => void JSON.parse(ep), 'ENTRYPOINT is exec form: node is PID 1 and gets SIGTERM itself');
-  t.same(await entrypoint(), ['node', '/app/dist/cli/main.js'], 'ENTRYPOINT is the version-policy CLI, so the image runs check too');
-  t.same(await cmd(), ['serve'], 'and serves by default');
-});
+t.test(
+  'the runtime stage has production dependencies and compiled output only, as a numeric non-root user',
+  async (t) => {
+    const stage = await runtimeStage();
+    t.notOk(
+      stage.instructions.some((i) => i.op === 'RUN'),
+      'nothing is installed or built in the runtime stage',
+    );
+    const copies = stage.instructions.filter((i) => i.op === 'COPY').map((i) => i.args.replace(/\s+/g, ' '));
+    t.same(
+      copies.sort(),
+      ['--from=build /src/dist ./dist', '--from=deps /app/node_modules ./node_modules', 'package.json ./'].sort(),
+    );
+    const user = last(stage, 'USER') ?? '';
+    t.match(user, /^\d+(:\d+)?$/, 'USER is numeric, so the kubelet can verify runAsNonRoot');
+    t.not(Number(user.split(':')[0]), 0, 'and not root');
+    const ep = last(stage, 'ENTRYPOINT') ?? '';
+    t.doesNotThrow(() => void JSON.parse(ep), 'ENTRYPOINT is exec form: node is PID 1 and gets SIGTERM itself');
+    t.same(
+      await entrypoint(),
+      ['node', '/app/dist/cli/main.js'],
+      'ENTRYPOINT is the version-policy CLI, so the image runs check too',
+    );
+    t.same(await cmd(), ['serve'], 'and serves by default');
+  },
+);
 
 t.test('OCI labels, with version, revision and created from build arguments', async (t) => {
   const stage = await runtimeStage();
   const labels = new Map(
-    [...(last(stage, 'LABEL') ?? '').matchAll(/(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+    [...(last(stage, 'LABEL') ?? '').matchAll(/(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"/g)].map((m) => [
+      m[1]!,
+      m[2]!,
+    ]),
   );
-  for (const key of ['title', 'description', 'source', 'licenses', 'version', 'revision', 'created']) t.ok(labels.has(`org.opencontainers.image.${key}`), key);
+  for (const key of ['title', 'description', 'source', 'licenses', 'version', 'revision', 'created'])
+    t.ok(labels.has(`org.opencontainers.image.${key}`), key);
   t.equal(labels.get('org.opencontainers.image.version'), '${VERSION}');
   t.equal(labels.get('org.opencontainers.image.revision'), '${REVISION}');
   t.equal(labels.get('org.opencontainers.image.created'), '${CREATED}');
@@ -46,11 +74,14 @@ t.test('OCI labels, with version, revision and created from build arguments', as
   t.same(args.sort(), ['CREATED', 'REVISION', 'VERSION'], 'declared in the runtime stage, where LABEL can read them');
   const chart = await readFile(join(ROOT, 'charts/version-policy/Chart.yaml'), 'utf8');
   t.match(chart, `home: ${labels.get('org.opencontainers.image.source')}`, "the source is the chart's home");
-  t.equal(labels.get('org.opencontainers.image.licenses'), (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { license: string }).license);
+  t.equal(
+    labels.get('org.opencontainers.image.licenses'),
+    (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { license: string }).license,
+  );
 });
 
 t.test('.dockerignore keeps dependencies, git and keys out of the build context', async (t) => {
   const ignored = (await readFile(join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim());
-  for (const entry of ['node_modules/', 'dist/', '.git/', '*.key', 'certs/', 'dev-certs/']) t.ok(ignored.includes(entry), entry);
+  for (const entry of ['node_modules/', 'dist/', '.git/', '*.key', 'certs/', 'dev-certs/'])
+    t.ok(ignored.includes(entry), entry);
 });
-

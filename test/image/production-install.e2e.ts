@@ -33,7 +33,14 @@ function appPath(app: string, p: string): string {
  * the NODE_OPTIONS tap adds to every child, whose exit hooks would handle SIGTERM for the server.
  */
 function inContainerEnv(cmd: string, args: string[]): string[] {
-  return ['-i', `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`, 'HOME=/nonexistent', 'NODE_ENV=production', cmd, ...args];
+  return [
+    '-i',
+    `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
+    'HOME=/nonexistent',
+    'NODE_ENV=production',
+    cmd,
+    ...args,
+  ];
 }
 
 async function makeReadOnly(dir: string): Promise<void> {
@@ -169,7 +176,8 @@ async function startServe(t: Test, argv: string[], cwd: string, as?: { uid: numb
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const lines: Record<string, unknown>[] = [];
-  const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] =
+    [];
   createInterface({ input: child.stdout }).on('line', (text) => {
     const line = JSON.parse(text) as Record<string, unknown>;
     lines.push(line);
@@ -228,7 +236,9 @@ t.test('the ENTRYPOINT runs from a production-only install, read-only, as the im
   const pkg = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   for (const dep of Object.keys(pkg.dependencies)) t.ok(existsSync(join(app, 'node_modules', dep)), `${dep} installed`);
   // The lockfile marks what only the dev dependencies need (typescript, tap, helm, ...).
-  const lock = JSON.parse(await readFile(join(app, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(await readFile(join(app, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   const devOnly = Object.entries(lock.packages).filter(([path, p]) => path && p.dev === true);
   t.ok(devOnly.length > 0, `${devOnly.length} dev-only packages in the lockfile`);
   t.same(
@@ -244,162 +254,238 @@ t.test('the ENTRYPOINT runs from a production-only install, read-only, as the im
   const help = await run('env', inContainerEnv(node, [...cmdArgs, '--help']), { cwd: app, timeout: 15_000, ...user });
   t.match(help.stdout, /Usage: version-policy serve/, 'ENTRYPOINT and CMD start the CLI on `serve`');
   const top = await run('env', inContainerEnv(node, [...entryArgs, '--help']), { cwd: app, timeout: 15_000, ...user });
-  t.match(top.stdout, /serve[\s\S]*check[\s\S]*explain[\s\S]*remove-webhooks/, 'every command loads from the production install');
-  const hook = await run('env', inContainerEnv(node, [...entryArgs, 'remove-webhooks', '--help']), { cwd: app, timeout: 15_000, ...user });
-  t.match(hook.stdout, /--validating <name>[\s\S]*--mutating <name>/, "the uninstall hook's command (the chart passes it as args, replacing CMD)");
+  t.match(
+    top.stdout,
+    /serve[\s\S]*check[\s\S]*explain[\s\S]*remove-webhooks/,
+    'every command loads from the production install',
+  );
+  const hook = await run('env', inContainerEnv(node, [...entryArgs, 'remove-webhooks', '--help']), {
+    cwd: app,
+    timeout: 15_000,
+    ...user,
+  });
+  t.match(
+    hook.stdout,
+    /--validating <name>[\s\S]*--mutating <name>/,
+    "the uninstall hook's command (the chart passes it as args, replacing CMD)",
+  );
 
   const skip = /--config/.test(help.stdout) ? false : 'serve does not take --config in this tree yet';
-  await t.test('serve answers /healthz with certs/generate.sh certificates and exits on SIGTERM as PID 1', { skip }, async (t) => {
-    // Certificates from certs/generate.sh, readable by the image user the way fsGroup makes them in the pod.
-    const certs = join(base, 'certs');
-    await run(join(ROOT, 'certs/generate.sh'), ['-o', certs], { timeout: 30_000 });
-    if (user) for (const f of ['', '/tls.crt', '/tls.key', '/ca.crt']) await chown(certs + f, user.uid, user.gid);
-    const port = await freePort();
-    const configFile = join(base, 'config.yaml');
-    await writeFile(
-      configFile,
-      [
-        'server:',
-        '  host: 127.0.0.1',
-        `  port: ${port}`,
-        '  probePort: 0',
-        '  shutdownGraceSeconds: 1',
-        `  tls: { certFile: ${certs}/tls.crt, keyFile: ${certs}/tls.key }`,
-        'cluster: { enabled: false }',
-        'logLevel: warn',
-        '',
-      ].join('\n'),
-    );
-    await chmod(configFile, 0o444);
+  await t.test(
+    'serve answers /healthz with certs/generate.sh certificates and exits on SIGTERM as PID 1',
+    { skip },
+    async (t) => {
+      // Certificates from certs/generate.sh, readable by the image user the way fsGroup makes them in the pod.
+      const certs = join(base, 'certs');
+      await run(join(ROOT, 'certs/generate.sh'), ['-o', certs], { timeout: 30_000 });
+      if (user) for (const f of ['', '/tls.crt', '/tls.key', '/ca.crt']) await chown(certs + f, user.uid, user.gid);
+      const port = await freePort();
+      const configFile = join(base, 'config.yaml');
+      await writeFile(
+        configFile,
+        [
+          'server:',
+          '  host: 127.0.0.1',
+          `  port: ${port}`,
+          '  probePort: 0',
+          '  shutdownGraceSeconds: 1',
+          `  tls: { certFile: ${certs}/tls.crt, keyFile: ${certs}/tls.key }`,
+          'cluster: { enabled: false }',
+          'logLevel: warn',
+          '',
+        ].join('\n'),
+      );
+      await chmod(configFile, 0o444);
 
-    // As root, in a new PID namespace: node is PID 1 there, as in the container, where a signal
-    // without a handler is dropped.
-    const pid1 = user !== undefined && existsSync('/usr/bin/unshare') && existsSync('/usr/bin/setpriv');
-    // No cluster here and no --state: serve refuses to start unless told to run without state.
-    const argv = [...cmdArgs, '--config', configFile, '--without-cluster-state'];
-    const server = ['env', ...inContainerEnv(node, argv)];
-    const child = pid1
-      ? spawn('unshare', ['--pid', '--fork', '--kill-child', 'setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', ...server], { cwd: app })
-      : spawn(server[0]!, server.slice(1), { cwd: app, ...user });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.stdout.resume();
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    t.teardown(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
+      // As root, in a new PID namespace: node is PID 1 there, as in the container, where a signal
+      // without a handler is dropped.
+      const pid1 = user !== undefined && existsSync('/usr/bin/unshare') && existsSync('/usr/bin/setpriv');
+      // No cluster here and no --state: serve refuses to start unless told to run without state.
+      const argv = [...cmdArgs, '--config', configFile, '--without-cluster-state'];
+      const server = ['env', ...inContainerEnv(node, argv)];
+      const child = pid1
+        ? spawn(
+            'unshare',
+            [
+              '--pid',
+              '--fork',
+              '--kill-child',
+              'setpriv',
+              `--reuid=${user.uid}`,
+              `--regid=${user.gid}`,
+              '--clear-groups',
+              ...server,
+            ],
+            { cwd: app },
+          )
+        : spawn(server[0]!, server.slice(1), { cwd: app, ...user });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.resume();
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      t.teardown(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
 
-    const ca = await readFile(join(certs, 'ca.crt'), 'utf8');
-    let status = 0;
-    for (let deadline = Date.now() + 15_000; Date.now() < deadline && child.exitCode === null; ) {
-      status = await healthz(port, ca).catch(() => 0);
-      if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    t.equal(status, 200, `serve answers /healthz over TLS with the generated certificate${status === 200 ? '' : `; stderr: ${stderr}`}`);
+      const ca = await readFile(join(certs, 'ca.crt'), 'utf8');
+      let status = 0;
+      for (let deadline = Date.now() + 15_000; Date.now() < deadline && child.exitCode === null;) {
+        status = await healthz(port, ca).catch(() => 0);
+        if (status === 200) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      t.equal(
+        status,
+        200,
+        `serve answers /healthz over TLS with the generated certificate${status === 200 ? '' : `; stderr: ${stderr}`}`,
+      );
 
-    const target = pid1 ? await childOf(child.pid!) : child.pid;
-    t.ok(target, 'found the server process');
-    if (pid1) t.comment(`server is PID 1 of its namespace (host PID ${target})`);
-    process.kill(target!, 'SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    const [code, signal] = await exited;
-    clearTimeout(timer);
-    t.equal(signal, null, 'exits on SIGTERM by itself (as PID 1, node drops a signal it has no handler for), not killed after 10 s');
-    t.equal(code, 0, `and exits 0${code === 0 ? '' : `; stderr: ${stderr}`}`);
-  });
+      const target = pid1 ? await childOf(child.pid!) : child.pid;
+      t.ok(target, 'found the server process');
+      if (pid1) t.comment(`server is PID 1 of its namespace (host PID ${target})`);
+      process.kill(target!, 'SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const [code, signal] = await exited;
+      clearTimeout(timer);
+      t.equal(
+        signal,
+        null,
+        'exits on SIGTERM by itself (as PID 1, node drops a signal it has no handler for), not killed after 10 s',
+      );
+      t.equal(code, 0, `and exits 0${code === 0 ? '' : `; stderr: ${stderr}`}`);
+    },
+  );
 
-  await t.test('serve without certificate files, in the read-only app directory, puts its dev certificate under the OS temp dir', async (t) => {
-    const port = await freePort();
-    const configFile = join(base, 'dev-config.yaml');
-    await writeFile(configFile, `server: { host: 127.0.0.1, port: ${port}, shutdownGraceSeconds: 1 }\nlogLevel: info\n`);
-    await chmod(configFile, 0o444);
-    const state = join(base, 'demo-state.yaml');
-    await cp(join(ROOT, 'test/fixtures/demo-state.yaml'), state);
-    await chmod(state, 0o444);
-    const served = await startServe(t, ['env', ...inContainerEnv(node, [...cmdArgs, '--config', configFile, '--state', state])], app, user);
-    const listening = await served.logged((l) => typeof l.caFile === 'string');
-    const caFile = String(listening.caFile);
-    t.ok(caFile.startsWith(tmpdir()), `the CA was written to ${caFile}, not the unwritable ${app}`);
-    t.notOk(existsSync(join(app, '.dev-certs')));
-    t.equal(await healthz(port, await readFile(caFile, 'utf8')), 200, 'and it serves with that certificate');
-    t.same(await served.stop(), { code: 0, signal: null });
-    await rm(dirname(caFile), { recursive: true, force: true });
-  });
+  await t.test(
+    'serve without certificate files, in the read-only app directory, puts its dev certificate under the OS temp dir',
+    async (t) => {
+      const port = await freePort();
+      const configFile = join(base, 'dev-config.yaml');
+      await writeFile(
+        configFile,
+        `server: { host: 127.0.0.1, port: ${port}, shutdownGraceSeconds: 1 }\nlogLevel: info\n`,
+      );
+      await chmod(configFile, 0o444);
+      const state = join(base, 'demo-state.yaml');
+      await cp(join(ROOT, 'test/fixtures/demo-state.yaml'), state);
+      await chmod(state, 0o444);
+      const served = await startServe(
+        t,
+        ['env', ...inContainerEnv(node, [...cmdArgs, '--config', configFile, '--state', state])],
+        app,
+        user,
+      );
+      const listening = await served.logged((l) => typeof l.caFile === 'string');
+      const caFile = String(listening.caFile);
+      t.ok(caFile.startsWith(tmpdir()), `the CA was written to ${caFile}, not the unwritable ${app}`);
+      t.notOk(existsSync(join(app, '.dev-certs')));
+      t.equal(await healthz(port, await readFile(caFile, 'utf8')), 200, 'and it serves with that certificate');
+      t.same(await served.stop(), { code: 0, signal: null });
+      await rm(dirname(caFile), { recursive: true, force: true });
+    },
+  );
 
-  await t.test("the Dockerfile's docker run examples: serve the demo, ask it with curl, stop it; check a change", async (t) => {
-    // $PWD of the examples: a copy of what they read from the repository, writable like a checkout.
-    const pwd = join(base, 'checkout');
-    await cp(join(ROOT, 'test/fixtures'), join(pwd, 'test/fixtures'), { recursive: true });
-    await cp(join(ROOT, 'docs/operations/examples'), join(pwd, 'docs/operations/examples'), { recursive: true });
-    await run('chmod', ['-R', 'a+rX', pwd]);
-    // --user "$(id -u):$(id -g)": an operator's own, non-root ids; the image's user stands in for them.
-    const ids = user ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-    const vars = { PWD: pwd, uid: ids.uid, gid: ids.gid };
-    const port = await freePort();
-    let served: Served | undefined;
-    for (const line of await dockerfileExamples()) {
-      for (const command of line.split(' && ')) {
-        if (command.startsWith('docker build ')) {
-          // No engine to build with; what can be checked is that it passes the label arguments the runtime stage declares.
-          const passed = [...command.matchAll(/--build-arg (\w+)=/g)].map((m) => m[1]);
-          const declared = (await runtimeStage()).instructions.filter((i) => i.op === 'ARG').map((i) => i.args.split('=')[0]);
-          t.same(passed.sort(), declared.sort(), 'docker build passes every label argument');
-          continue;
-        }
-        const words = shellWords(command, vars);
-        if (words[0] === 'mkdir') {
-          await run(words[0], words.slice(1), { cwd: pwd });
-          if (user) await chown(join(pwd, words.at(-1)!), user.uid, user.gid);
-        } else if (words[0] === 'docker' && words[1] === 'run') {
-          const d = parseDockerRun(words);
-          t.equal(d.image, 'version-policy', 'the image the build line tags');
-          const toHost = (p: string) => {
-            const m = d.mounts.filter((x) => p === x.container || p.startsWith(`${x.container}/`)).sort((a, b) => b.container.length - a.container.length)[0];
-            return m ? m.host + p.slice(m.container.length) : appPath(app, p);
-          };
-          // -p: the container port is published; here the server listens on a free port instead.
-          for (const mapping of d.ports) {
-            const containerPort = mapping.split(':').at(-1)!;
-            for (const m of d.mounts) {
-              const config = join(m.host, 'docker-config.yaml');
-              if (existsSync(config)) await writeFile(config, (await readFile(config, 'utf8')).replace(`port: ${containerPort}`, `port: ${port}`));
+  await t.test(
+    "the Dockerfile's docker run examples: serve the demo, ask it with curl, stop it; check a change",
+    async (t) => {
+      // $PWD of the examples: a copy of what they read from the repository, writable like a checkout.
+      const pwd = join(base, 'checkout');
+      await cp(join(ROOT, 'test/fixtures'), join(pwd, 'test/fixtures'), { recursive: true });
+      await cp(join(ROOT, 'docs/operations/examples'), join(pwd, 'docs/operations/examples'), { recursive: true });
+      await run('chmod', ['-R', 'a+rX', pwd]);
+      // --user "$(id -u):$(id -g)": an operator's own, non-root ids; the image's user stands in for them.
+      const ids = user ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+      const vars = { PWD: pwd, uid: ids.uid, gid: ids.gid };
+      const port = await freePort();
+      let served: Served | undefined;
+      for (const line of await dockerfileExamples()) {
+        for (const command of line.split(' && ')) {
+          if (command.startsWith('docker build ')) {
+            // No engine to build with; what can be checked is that it passes the label arguments the runtime stage declares.
+            const passed = [...command.matchAll(/--build-arg (\w+)=/g)].map((m) => m[1]);
+            const declared = (await runtimeStage()).instructions
+              .filter((i) => i.op === 'ARG')
+              .map((i) => i.args.split('=')[0]);
+            t.same(passed.sort(), declared.sort(), 'docker build passes every label argument');
+            continue;
+          }
+          const words = shellWords(command, vars);
+          if (words[0] === 'mkdir') {
+            await run(words[0], words.slice(1), { cwd: pwd });
+            if (user) await chown(join(pwd, words.at(-1)!), user.uid, user.gid);
+          } else if (words[0] === 'docker' && words[1] === 'run') {
+            const d = parseDockerRun(words);
+            t.equal(d.image, 'version-policy', 'the image the build line tags');
+            const toHost = (p: string) => {
+              const m = d.mounts
+                .filter((x) => p === x.container || p.startsWith(`${x.container}/`))
+                .sort((a, b) => b.container.length - a.container.length)[0];
+              return m ? m.host + p.slice(m.container.length) : appPath(app, p);
+            };
+            // -p: the container port is published; here the server listens on a free port instead.
+            for (const mapping of d.ports) {
+              const containerPort = mapping.split(':').at(-1)!;
+              for (const m of d.mounts) {
+                const config = join(m.host, 'docker-config.yaml');
+                if (existsSync(config))
+                  await writeFile(
+                    config,
+                    (await readFile(config, 'utf8')).replace(`port: ${containerPort}`, `port: ${port}`),
+                  );
+              }
             }
-          }
-          const env = d.env.map(([k, v]) => `${k}=${v.startsWith('/') ? toHost(v) : v}`);
-          const args = [...entryArgs, ...(d.args.length > 0 ? d.args : await cmd())].map((a) => (a.startsWith('/') ? toHost(a) : a));
-          const [uid, gid] = (d.user ?? last(await runtimeStage(), 'USER') ?? '').split(':').map(Number);
-          const as = process.getuid?.() === 0 ? { uid: uid!, gid: gid! } : undefined;
-          const argv = ['env', ...inContainerEnv(node, args).slice(0, 4), ...env, ...inContainerEnv(node, args).slice(4)];
-          const cwd = d.workdir ? toHost(d.workdir) : app;
-          if (d.detach) {
-            served = await startServe(t, argv, cwd, as);
-            await served.logged((l) => l.msg === 'webhook listening');
-          } else {
-            const res = await run(argv[0]!, argv.slice(1), { cwd, timeout: 30_000, ...as }).then(
-              (r) => ({ code: 0, stdout: r.stdout }),
-              (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+            const env = d.env.map(([k, v]) => `${k}=${v.startsWith('/') ? toHost(v) : v}`);
+            const args = [...entryArgs, ...(d.args.length > 0 ? d.args : await cmd())].map((a) =>
+              a.startsWith('/') ? toHost(a) : a,
             );
-            t.equal(res.code, 1, `check exits 1: the example change is denied`);
-            t.match(res.stdout, /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\]/, 'and says why');
+            const [uid, gid] = (d.user ?? last(await runtimeStage(), 'USER') ?? '').split(':').map(Number);
+            const as = process.getuid?.() === 0 ? { uid: uid!, gid: gid! } : undefined;
+            const argv = [
+              'env',
+              ...inContainerEnv(node, args).slice(0, 4),
+              ...env,
+              ...inContainerEnv(node, args).slice(4),
+            ];
+            const cwd = d.workdir ? toHost(d.workdir) : app;
+            if (d.detach) {
+              served = await startServe(t, argv, cwd, as);
+              await served.logged((l) => l.msg === 'webhook listening');
+            } else {
+              const res = await run(argv[0]!, argv.slice(1), { cwd, timeout: 30_000, ...as }).then(
+                (r) => ({ code: 0, stdout: r.stdout }),
+                (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+              );
+              t.equal(res.code, 1, `check exits 1: the example change is denied`);
+              t.match(res.stdout, /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\]/, 'and says why');
+            }
+          } else if (words[0] === 'curl') {
+            t.ok(served, 'curl runs against the server the example started');
+            const res = await run(
+              'curl',
+              [
+                '--silent',
+                '--show-error',
+                ...words.slice(1).map((w) => w.replace('localhost:9443', `localhost:${port}`)),
+              ],
+              { cwd: pwd, timeout: 15_000 },
+            );
+            const review = JSON.parse(res.stdout) as {
+              response: { uid: string; allowed: boolean; status: { message: string } };
+            };
+            t.equal(review.response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
+            t.equal(review.response.allowed, false, 'the demo review is denied');
+            t.match(review.response.status.message, /IN-USE/);
+          } else if (words[0] === 'docker' && words[1] === 'stop') {
+            t.ok(served, 'docker stop sends SIGTERM to the served process');
+            t.same(await served!.stop(), { code: 0, signal: null }, 'which exits 0');
+            served = undefined;
+          } else {
+            t.fail(`an example command this test does not run: ${command}`);
           }
-        } else if (words[0] === 'curl') {
-          t.ok(served, 'curl runs against the server the example started');
-          const res = await run('curl', ['--silent', '--show-error', ...words.slice(1).map((w) => w.replace('localhost:9443', `localhost:${port}`))], { cwd: pwd, timeout: 15_000 });
-          const review = JSON.parse(res.stdout) as { response: { uid: string; allowed: boolean; status: { message: string } } };
-          t.equal(review.response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
-          t.equal(review.response.allowed, false, 'the demo review is denied');
-          t.match(review.response.status.message, /IN-USE/);
-        } else if (words[0] === 'docker' && words[1] === 'stop') {
-          t.ok(served, 'docker stop sends SIGTERM to the served process');
-          t.same(await served!.stop(), { code: 0, signal: null }, 'which exits 0');
-          served = undefined;
-        } else {
-          t.fail(`an example command this test does not run: ${command}`);
         }
       }
-    }
-    t.notOk(served, 'every server an example started was stopped by an example');
-    t.ok(existsSync(join(pwd, 'dev-certs/ca.crt')), 'the dev CA landed in ./dev-certs, as the example says');
-  });
+      t.notOk(served, 'every server an example started was stopped by an example');
+      t.ok(existsSync(join(pwd, 'dev-certs/ca.crt')), 'the dev CA landed in ./dev-certs, as the example says');
+    },
+  );
 });

@@ -6,17 +6,33 @@ import type { Violation } from '../../src/policy/decision.js';
 import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
 import { fieldPath, invalid } from '../../src/api/field.js';
 
-const KUBECTL = 'Error from server (Forbidden): error when creating "aws.yaml": admission webhook "validate.version-policy.gardener.cloud" denied the request: ';
+const KUBECTL =
+  'Error from server (Forbidden): error when creating "aws.yaml": admission webhook "validate.version-policy.gardener.cloud" denied the request: ';
 
-const v = (n: number, message = `problem ${n}`): Violation => ({ rule: 'K8S-VERSIONS', field: `spec.kubernetes.versions[${n}]`, message });
+const v = (n: number, message = `problem ${n}`): Violation => ({
+  rule: 'K8S-VERSIONS',
+  field: `spec.kubernetes.versions[${n}]`,
+  message,
+});
 
 t.test('one violation stays on the line kubectl starts', async (t) => {
   t.equal(formatDenial([v(0)]), '[K8S-VERSIONS] spec.kubernetes.versions[0]: problem 0');
-  t.equal(formatDenial([{ rule: 'IN-USE', field: '', message: 'still referenced' }]), '[IN-USE] still referenced', 'no field, no colon');
+  t.equal(
+    formatDenial([{ rule: 'IN-USE', field: '', message: 'still referenced' }]),
+    '[IN-USE] still referenced',
+    'no field, no colon',
+  );
 });
 
 t.test('several violations: a count ends the first line, then one per line', async (t) => {
-  const message = formatDenial([v(0), { rule: 'PAST-EXPIRATION', field: 'spec.kubernetes.versions[1].expirationDate', message: 'expiration date for version "1.30.0" is in the past' }]);
+  const message = formatDenial([
+    v(0),
+    {
+      rule: 'PAST-EXPIRATION',
+      field: 'spec.kubernetes.versions[1].expirationDate',
+      message: 'expiration date for version "1.30.0" is in the past',
+    },
+  ]);
   t.equal(
     KUBECTL + message,
     [
@@ -44,9 +60,15 @@ t.test('a long line is cut, and the whole message stays within its length', asyn
 });
 
 t.test('a rule keeps its first violations and counts the rest in one line, which the denial counts too', async (t) => {
-  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) => invalid(fieldPath('spec', 'kubernetes', 'versions').index(i), `problem ${i}`));
+  const found = Array.from({ length: MAX_VIOLATIONS_PER_RULE + 25 }, (_, i) =>
+    invalid(fieldPath('spec', 'kubernetes', 'versions').index(i), `problem ${i}`),
+  );
   const kept = capViolations('K8S-VERSIONS', found);
-  t.same(kept[0], { rule: 'K8S-VERSIONS', field: 'spec.kubernetes.versions[0]', message: 'problem 0', type: 'Invalid' }, 'each carries the rule and its error type');
+  t.same(
+    kept[0],
+    { rule: 'K8S-VERSIONS', field: 'spec.kubernetes.versions[0]', message: 'problem 0', type: 'Invalid' },
+    'each carries the rule and its error type',
+  );
   t.equal(kept.length, MAX_VIOLATIONS_PER_RULE + 1);
   t.same(kept.at(-1), { rule: 'K8S-VERSIONS', field: '', message: 'and 25 more violations of this rule', omitted: 25 });
   t.same(capViolations('K8S-VERSIONS', found.slice(0, 3)), kept.slice(0, 3), 'a few stay as they are');

@@ -24,7 +24,16 @@ import { NOW } from '../helpers/objects.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Without the background-networking flags Chromium dials out at start, which a closed network refuses.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 
 if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
@@ -34,14 +43,23 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
 } else {
   const { chromium } = await import('playwright-core');
   const profileDir = await mkdtemp(join(tmpdir(), 'timeline-chromium-'));
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, args: ARGS, viewport: { width: 1180, height: 900 } });
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    viewport: { width: 1180, height: 900 },
+  });
   t.teardown(async () => {
     await context.close();
     await rm(profileDir, { recursive: true, force: true });
   });
 
   const state = await loadStaticState([fixture('timeline/demo-state.yaml')]);
-  const probes = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => NOW } });
+  const probes = buildProbeServer({
+    readiness: new Readiness(state),
+    metrics: createMetrics(),
+    logger: createLogger('silent'),
+    pages: { state, now: () => NOW },
+  });
   await probes.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(() => probes.close());
   const base = urlOf('http', probes);
@@ -79,7 +97,11 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
     const shot = await page.screenshot({ fullPage: true });
     t.ok(shot.length > 20_000, `a screenshot of ${shot.length} bytes`);
     t.same(problems, [], 'no console error, page error or failed request');
-    t.same(requests, [`${base}/profiles`, `${base}/profiles/gcp`], 'no request but the pages: no font, image or script');
+    t.same(
+      requests,
+      [`${base}/profiles`, `${base}/profiles/gcp`],
+      'no request but the pages: no font, image or script',
+    );
   });
 
   t.test('the file explain writes, opened as it is, on screen and in print', async (t) => {
@@ -93,7 +115,11 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
     const print = await page.locator('svg.chart').first().boundingBox();
     t.ok(print && print.width > 300 && print.height > 50, `drawn in print: ${print?.width}×${print?.height}`);
     t.same(problems, [], 'no console error: the meta CSP holds only what a meta CSP may');
-    t.same(requests.filter((u) => !u.startsWith('about:')), [], 'no request at all');
+    t.same(
+      requests.filter((u) => !u.startsWith('about:')),
+      [],
+      'no request at all',
+    );
   });
 
   t.test("the forecast: a click on a step's mark opens that Shoot's chain, with no script", async (t) => {
@@ -114,7 +140,10 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
     t.ok(box && box.width > 4 && box.height > 4, `the mark is drawn: ${box?.width}×${box?.height}`);
     await page.locator(`g.marks a[href="${target}"]`).first().click();
     t.equal(new URL(page.url()).hash, target);
-    t.ok(await page.locator(`details.chain:has(ol${target})`).evaluate((d) => (d as unknown as { open: boolean }).open), 'the browser opened the chain');
+    t.ok(
+      await page.locator(`details.chain:has(ol${target})`).evaluate((d) => (d as unknown as { open: boolean }).open),
+      'the browser opened the chain',
+    );
     t.ok(await page.locator(`ol${target}`).isVisible(), 'its steps are visible');
     t.same(problems, []);
   });

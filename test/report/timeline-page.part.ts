@@ -6,7 +6,20 @@ import { staticState } from '../../src/cluster/static-state.js';
 import type { Shoot } from '../../src/api/types.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { resolveWindow, type TimelineWindow } from '../../src/report/window.js';
-import { attr, byClass, byTag, type Element, elements, hasClass, num, one, parsePage, SVG_NS, textOf, titleOf } from '../helpers/html-dom.js';
+import {
+  attr,
+  byClass,
+  byTag,
+  type Element,
+  elements,
+  hasClass,
+  num,
+  one,
+  parsePage,
+  SVG_NS,
+  textOf,
+  titleOf,
+} from '../helpers/html-dom.js';
 import { cloudProfile, image, NOW, shoot } from '../helpers/objects.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -16,22 +29,58 @@ const profile = cloudProfile({
   name: 'local',
   kubernetes: [
     { version: '1.34.0', lifecycle: [{ classification: 'preview', startTime: '2026-12-01T00:00:00Z' }] },
-    { version: '1.33.0', lifecycle: [{ classification: 'preview' }, { classification: 'supported', startTime: '2026-10-01T00:00:00Z' }] },
+    {
+      version: '1.33.0',
+      lifecycle: [{ classification: 'preview' }, { classification: 'supported', startTime: '2026-10-01T00:00:00Z' }],
+    },
     {
       version: '1.32.1',
-      lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: '2026-11-01T00:00:00Z' }, { classification: 'expired', startTime: '2027-01-01T00:00:00Z' }],
+      lifecycle: [
+        { classification: 'supported' },
+        { classification: 'deprecated', startTime: '2026-11-01T00:00:00Z' },
+        { classification: 'expired', startTime: '2027-01-01T00:00:00Z' },
+      ],
     },
     { version: '1.32.0', classification: 'deprecated', expirationDate: '2026-08-01T00:00:00Z' },
     '1.31.5',
   ],
-  images: [image('gardenlinux', ['1592.2.0', { version: '1592.1.0', classification: 'deprecated', expirationDate: '2026-10-15T00:00:00Z' }], 'minor')],
+  images: [
+    image(
+      'gardenlinux',
+      ['1592.2.0', { version: '1592.1.0', classification: 'deprecated', expirationDate: '2026-10-15T00:00:00Z' }],
+      'minor',
+    ),
+  ],
 });
 
-const withWindow = (s: Shoot, begin: string, end: string): Shoot => ({ ...s, spec: { ...s.spec, maintenance: { timeWindow: { begin, end } } } });
+const withWindow = (s: Shoot, begin: string, end: string): Shoot => ({
+  ...s,
+  spec: { ...s.spec, maintenance: { timeWindow: { begin, end } } },
+});
 const shoots = [
-  withWindow(shoot({ name: 'a', profile: 'local', version: '1.32.1', workers: [{ name: 'w', image: ['gardenlinux', '1592.1.0'] }] }), '030000+0000', '040000+0000'),
-  shoot({ name: 'b', profile: 'local', version: '1.32.1', workers: [{ name: 'w', image: ['gardenlinux', '1592.2.0'] }] }),
-  shoot({ name: 'gone', profile: 'local', version: '1.31.5', deletionTimestamp: '2026-08-30T00:00:00Z', workers: [{ name: 'w', image: ['gardenlinux', '1592.2.0'] }] }),
+  withWindow(
+    shoot({
+      name: 'a',
+      profile: 'local',
+      version: '1.32.1',
+      workers: [{ name: 'w', image: ['gardenlinux', '1592.1.0'] }],
+    }),
+    '030000+0000',
+    '040000+0000',
+  ),
+  shoot({
+    name: 'b',
+    profile: 'local',
+    version: '1.32.1',
+    workers: [{ name: 'w', image: ['gardenlinux', '1592.2.0'] }],
+  }),
+  shoot({
+    name: 'gone',
+    profile: 'local',
+    version: '1.31.5',
+    deletionTimestamp: '2026-08-30T00:00:00Z',
+    workers: [{ name: 'w', image: ['gardenlinux', '1592.2.0'] }],
+  }),
 ];
 const state = staticState([profile, ...shoots]);
 
@@ -40,8 +89,21 @@ function render(window: TimelineWindow = WINDOW, withState = true) {
   return { document, errors };
 }
 
-function timeline(root: Element | ReturnType<typeof render>['document'], kind: string, minor: string, image = ''): Element {
-  return one(root, (e) => hasClass(e, 'timeline') && attr(e, 'data-kind') === kind && attr(e, 'data-minor') === minor && attr(e, 'data-image') === image, `timeline ${kind} ${image} ${minor}`);
+function timeline(
+  root: Element | ReturnType<typeof render>['document'],
+  kind: string,
+  minor: string,
+  image = '',
+): Element {
+  return one(
+    root,
+    (e) =>
+      hasClass(e, 'timeline') &&
+      attr(e, 'data-kind') === kind &&
+      attr(e, 'data-minor') === minor &&
+      attr(e, 'data-image') === image,
+    `timeline ${kind} ${image} ${minor}`,
+  );
 }
 
 function row(tl: Element, version: string): Element {
@@ -52,8 +114,10 @@ function row(tl: Element, version: string): Element {
 function positionIn(svg: Element, window: TimelineWindow): (t: number) => number {
   const x0 = num(svg, 'data-chart-x');
   const width = num(svg, 'data-chart-width');
-  if (at(attr(svg, 'data-from')!) !== window.from || at(attr(svg, 'data-to')!) !== window.to) throw new Error('chart frame is not the window');
-  return (t) => x0 + ((Math.min(Math.max(t, window.from), window.to) - window.from) / (window.to - window.from)) * width;
+  if (at(attr(svg, 'data-from')!) !== window.from || at(attr(svg, 'data-to')!) !== window.to)
+    throw new Error('chart frame is not the window');
+  return (t) =>
+    x0 + ((Math.min(Math.max(t, window.from), window.to) - window.from) / (window.to - window.from)) * width;
 }
 
 function chartOf(e: Element): Element {
@@ -94,28 +158,69 @@ t.test('the page parses without a single HTML parse error, and is self-contained
   t.same(errors, [], 'no parse errors');
   t.same(byTag(document, 'script'), [], 'no script');
   t.same(byTag(document, 'link'), [], 'no stylesheet to fetch');
-  t.same(elements(document, (e) => e.attrs.some((a) => a.name === 'src' || (a.name === 'href' && !a.value.startsWith('#')))), [], 'no src or external href');
+  t.same(
+    elements(document, (e) => e.attrs.some((a) => a.name === 'src' || (a.name === 'href' && !a.value.startsWith('#')))),
+    [],
+    'no src or external href',
+  );
   t.notMatch(html, /https?:\/\//, 'no URL anywhere (fonts, images, namespaces in markup)');
-  const csp = one(document, (e) => e.tagName === 'meta' && attr(e, 'http-equiv') === 'Content-Security-Policy', 'CSP meta');
+  const csp = one(
+    document,
+    (e) => e.tagName === 'meta' && attr(e, 'http-equiv') === 'Content-Security-Policy',
+    'CSP meta',
+  );
   t.match(attr(csp, 'content'), /default-src 'none'/);
-  t.ok(byTag(document, 'style').length === 1 && textOf(byTag(document, 'style')[0]!).includes('@media print'), 'one inline stylesheet, with print rules');
+  t.ok(
+    byTag(document, 'style').length === 1 && textOf(byTag(document, 'style')[0]!).includes('@media print'),
+    'one inline stylesheet, with print rules',
+  );
 });
 
 t.test('one timeline per Kubernetes minor and per machine image and minor, newest first', async (t) => {
   const { document } = render();
-  const seen = byClass(document, 'timeline').map((e) => `${attr(e, 'data-image') || 'kubernetes'} ${attr(e, 'data-minor')}`);
-  t.same(seen, ['kubernetes 1.34', 'kubernetes 1.33', 'kubernetes 1.32', 'kubernetes 1.31', 'gardenlinux 1592.2', 'gardenlinux 1592.1']);
-  t.same(byClass(timeline(document, 'kubernetes', '1.32'), 'row').map((r) => attr(r, 'data-version')), ['1.32.1', '1.32.0'], 'a row per version of the minor, newest first');
-  for (const svg of byTag(document, 'svg').filter(hasChart)) t.equal(svg.namespaceURI, SVG_NS, 'the chart is SVG content');
+  const seen = byClass(document, 'timeline').map(
+    (e) => `${attr(e, 'data-image') || 'kubernetes'} ${attr(e, 'data-minor')}`,
+  );
+  t.same(seen, [
+    'kubernetes 1.34',
+    'kubernetes 1.33',
+    'kubernetes 1.32',
+    'kubernetes 1.31',
+    'gardenlinux 1592.2',
+    'gardenlinux 1592.1',
+  ]);
+  t.same(
+    byClass(timeline(document, 'kubernetes', '1.32'), 'row').map((r) => attr(r, 'data-version')),
+    ['1.32.1', '1.32.0'],
+    'a row per version of the minor, newest first',
+  );
+  for (const svg of byTag(document, 'svg').filter(hasChart))
+    t.equal(svg.namespaceURI, SVG_NS, 'the chart is SVG content');
 });
 
 const hasChart = (e: Element) => hasClass(e, 'chart');
 
 t.test('stage segments start and end at their stages, placed on the window', async (t) => {
   const { document } = render();
-  const cases: Array<[minor: string, version: string, expected: Array<[stage: string, start: string, end: string, label: RegExp]>]> = [
-    ['1.34', '1.34.0', [['unavailable', '', '2026-12-01T00:00:00Z', /^unavailable$/], ['preview', '2026-12-01T00:00:00Z', '', /^preview$/]]],
-    ['1.33', '1.33.0', [['preview', '', '2026-10-01T00:00:00Z', /^preview$/], ['supported', '2026-10-01T00:00:00Z', '', /^supported$/]]],
+  const cases: Array<
+    [minor: string, version: string, expected: Array<[stage: string, start: string, end: string, label: RegExp]>]
+  > = [
+    [
+      '1.34',
+      '1.34.0',
+      [
+        ['unavailable', '', '2026-12-01T00:00:00Z', /^unavailable$/],
+        ['preview', '2026-12-01T00:00:00Z', '', /^preview$/],
+      ],
+    ],
+    [
+      '1.33',
+      '1.33.0',
+      [
+        ['preview', '', '2026-10-01T00:00:00Z', /^preview$/],
+        ['supported', '2026-10-01T00:00:00Z', '', /^supported$/],
+      ],
+    ],
     [
       '1.32',
       '1.32.1',
@@ -126,7 +231,14 @@ t.test('stage segments start and end at their stages, placed on the window', asy
       ],
     ],
     // Expired before now, inside the window: both stages show; the deprecated one is short, so a letter.
-    ['1.32', '1.32.0', [['deprecated', '', '2026-08-01T00:00:00Z', /^(deprecated|D)$/], ['expired', '2026-08-01T00:00:00Z', '', /^expired$/]]],
+    [
+      '1.32',
+      '1.32.0',
+      [
+        ['deprecated', '', '2026-08-01T00:00:00Z', /^(deprecated|D)$/],
+        ['expired', '2026-08-01T00:00:00Z', '', /^expired$/],
+      ],
+    ],
     // No lifecycle, no classification: supported for ever.
     ['1.31', '1.31.5', [['supported', '', '', /^supported$/]]],
   ];
@@ -134,20 +246,35 @@ t.test('stage segments start and end at their stages, placed on the window', asy
     const r = row(timeline(document, 'kubernetes', minor), version);
     const pos = positionIn(chartOf(r), WINDOW);
     const got = segments(r);
-    t.same(got.map((s) => [s.stage, s.start, s.end]), expected.map(([stage, start, end]) => [stage, start, end]), `${version}: stages and dates`);
+    t.same(
+      got.map((s) => [s.stage, s.start, s.end]),
+      expected.map(([stage, start, end]) => [stage, start, end]),
+      `${version}: stages and dates`,
+    );
     for (const [i, s] of got.entries()) {
       const [stage, start, end, label] = expected[i]!;
       const from = start === '' ? -Infinity : at(start);
       const to = end === '' ? Infinity : at(end);
-      t.ok(Math.abs(s.x - pos(from)) < 0.01, `${version} ${stage}: starts at ${start || 'the window start'} (x ${s.x} vs ${pos(from)})`);
+      t.ok(
+        Math.abs(s.x - pos(from)) < 0.01,
+        `${version} ${stage}: starts at ${start || 'the window start'} (x ${s.x} vs ${pos(from)})`,
+      );
       t.ok(Math.abs(s.x + s.width - pos(to)) < 0.02, `${version} ${stage}: ends at ${end || 'the window end'}`);
       t.match(s.label, label, `${version} ${stage}: labelled without the legend`);
-      t.match(s.title, new RegExp(`^${version.replaceAll('.', '\\.')}: ${stage} `), `${version} ${stage}: an SVG title names the stage`);
+      t.match(
+        s.title,
+        new RegExp(`^${version.replaceAll('.', '\\.')}: ${stage} `),
+        `${version} ${stage}: an SVG title names the stage`,
+      );
       if (start) t.match(s.title, start, 'the title has the start date');
       if (end) t.match(s.title, end, 'the title has the end date');
     }
     // Consecutive segments tile the window without gaps.
-    t.ok(Math.abs(got[0]!.x - pos(WINDOW.from)) < 0.01 && Math.abs(got.at(-1)!.x + got.at(-1)!.width - pos(WINDOW.to)) < 0.02, `${version}: the bar spans the window`);
+    t.ok(
+      Math.abs(got[0]!.x - pos(WINDOW.from)) < 0.01 &&
+        Math.abs(got.at(-1)!.x + got.at(-1)!.width - pos(WINDOW.to)) < 0.02,
+      `${version}: the bar spans the window`,
+    );
   }
 });
 
@@ -160,15 +287,38 @@ t.test('the now line and the month ticks sit where their instants are', async (t
     const now = one(svg, (e) => hasClass(e, 'now'), 'now line');
     t.equal(attr(now, 'data-at'), '2026-09-01T00:00:00Z');
     const line = one(now, (e) => e.tagName === 'line', 'now line element');
-    t.ok(Math.abs(num(line, 'x1') - pos(NOW)) < 0.01 && num(line, 'x1') === num(line, 'x2'), `vertical at now (${num(line, 'x1')})`);
+    t.ok(
+      Math.abs(num(line, 'x1') - pos(NOW)) < 0.01 && num(line, 'x1') === num(line, 'x2'),
+      `vertical at now (${num(line, 'x1')})`,
+    );
     t.equal(textOf(one(now, (e) => e.tagName === 'text', 'now label')), 'now');
     const ticks = byClass(svg, 'tick');
     t.same(
       ticks.map((e) => attr(e, 'data-month')),
-      ['2026-07', '2026-08', '2026-09', '2026-10', '2026-11', '2026-12', '2027-01', '2027-02', '2027-03', '2027-04', '2027-05', '2027-06', '2027-07', '2027-08', '2027-09'],
+      [
+        '2026-07',
+        '2026-08',
+        '2026-09',
+        '2026-10',
+        '2026-11',
+        '2026-12',
+        '2027-01',
+        '2027-02',
+        '2027-03',
+        '2027-04',
+        '2027-05',
+        '2027-06',
+        '2027-07',
+        '2027-08',
+        '2027-09',
+      ],
       'a tick on the first of every month inside the window',
     );
-    for (const tick of ticks) t.ok(Math.abs(num(tick, 'x1') - pos(at(`${attr(tick, 'data-month')}-01T00:00:00Z`))) < 0.01, `tick ${attr(tick, 'data-month')}`);
+    for (const tick of ticks)
+      t.ok(
+        Math.abs(num(tick, 'x1') - pos(at(`${attr(tick, 'data-month')}-01T00:00:00Z`))) < 0.01,
+        `tick ${attr(tick, 'data-month')}`,
+      );
   }
 });
 
@@ -190,7 +340,11 @@ t.test('Shoot counts are drawn on their version rows; Shoots being deleted are n
     t.equal(hasClass(count, 'in-use'), shoots > 0, `${version}: a version in use stands out`);
   }
   t.equal(byClass(document, 'state').length, 1);
-  t.same(elements(document, (e) => attr(e, 'data-no-state') !== undefined), [], 'no "no state" message');
+  t.same(
+    elements(document, (e) => attr(e, 'data-no-state') !== undefined),
+    [],
+    'no "no state" message',
+  );
 });
 
 t.test('forced updates: the Shoots whose version expires inside the window, with date and target', async (t) => {
@@ -204,42 +358,86 @@ t.test('forced updates: the Shoots whose version expires inside the window, with
   }));
   t.same(rows, [
     // 1592.1.0 expires 2026-10-15: a's window is 03:00 UTC, b has none.
-    { shoot: 'garden-dev/a', from: '1592.1.0', to: '1592.2.0', at: '2026-10-15T03:00:00Z', date: '2026-10-15 03:00 UTC' },
+    {
+      shoot: 'garden-dev/a',
+      from: '1592.1.0',
+      to: '1592.2.0',
+      at: '2026-10-15T03:00:00Z',
+      date: '2026-10-15 03:00 UTC',
+    },
     // 1.32.1 expires 2027-01-01, and 1.32 has no other live patch: the next minor's latest. In
     // the order they run: b, without a window, from the expiry on; a in its window at 03:00.
     { shoot: 'garden-dev/b', from: '1.32.1', to: '1.33.0', at: '', date: 'after 2027-01-01' },
     { shoot: 'garden-dev/a', from: '1.32.1', to: '1.33.0', at: '2027-01-01T03:00:00Z', date: '2027-01-01 03:00 UTC' },
   ]);
-  t.notOk(rows.some((r) => r.shoot === 'garden-dev/gone'), 'a Shoot being deleted is not updated');
+  t.notOk(
+    rows.some((r) => r.shoot === 'garden-dev/gone'),
+    'a Shoot being deleted is not updated',
+  );
 
   // On the chart: the forecast's steps, a mark per day and kind on the row of the version they leave.
   const marks = (kind: string, image: string, version: string) =>
     byClass(document, 'marks')
-      .filter((g) => attr(g, 'data-kind') === kind && attr(g, 'data-image') === image && attr(g, 'data-version') === version)
+      .filter(
+        (g) => attr(g, 'data-kind') === kind && attr(g, 'data-image') === image && attr(g, 'data-version') === version,
+      )
       .flatMap((g) => byClass(g, 'step'))
       .map((m) => {
         const path = one(m, (e) => e.tagName === 'path', 'mark shape');
-        const xs = (attr(path, 'd') ?? '').match(/-?\d+(\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 0);
-        return { kind: attr(m, 'data-kind'), at: attr(m, 'data-at'), shoots: attr(m, 'data-shoots'), centre: (Math.min(...xs) + Math.max(...xs)) / 2, title: titleOf(m) ?? '', link: attr(m.parentNode as Element, 'href') };
+        const xs = (attr(path, 'd') ?? '')
+          .match(/-?\d+(\.\d+)?/g)!
+          .map(Number)
+          .filter((_, i) => i % 2 === 0);
+        return {
+          kind: attr(m, 'data-kind'),
+          at: attr(m, 'data-at'),
+          shoots: attr(m, 'data-shoots'),
+          centre: (Math.min(...xs) + Math.max(...xs)) / 2,
+          title: titleOf(m) ?? '',
+          link: attr(m.parentNode as Element, 'href'),
+        };
       });
   // 1.32.1 expires 2027-01-01T00:00: a's run at 03:00 that day sees it expired; b runs at 00:00,
   // when it is not yet (a stage applies strictly after its start), so the next day.
   const k8s = marks('kubernetes', '', '1.32.1');
-  t.same(k8s.map((m) => [m.kind, m.at, m.shoots]), [['forced', '2027-01-01T03:00:00Z', '1'], ['forced', '2027-01-02T00:00:00Z', '1']], 'one forced mark per day');
+  t.same(
+    k8s.map((m) => [m.kind, m.at, m.shoots]),
+    [
+      ['forced', '2027-01-01T03:00:00Z', '1'],
+      ['forced', '2027-01-02T00:00:00Z', '1'],
+    ],
+    'one forced mark per day',
+  );
   const pos = positionIn(chartOf(row(timeline(document, 'kubernetes', '1.32'), '1.32.1')), WINDOW);
   t.ok(Math.abs(k8s[0]!.centre - pos(at('2027-01-01T03:00:00Z'))) < 0.02, 'placed at the run');
-  t.match(k8s[0]!.title, /^forced update, 1 Shoot, on 2027-01-01: garden-dev\/a control plane 1\.32\.1 → 1\.33\.0 at 03:00 UTC$/);
+  t.match(
+    k8s[0]!.title,
+    /^forced update, 1 Shoot, on 2027-01-01: garden-dev\/a control plane 1\.32\.1 → 1\.33\.0 at 03:00 UTC$/,
+  );
   // The image: a's deprecated 1592.1.0 is auto-updated in its first window, long before it expires.
   const img = marks('machine-image', 'gardenlinux', '1592.1.0');
-  t.same(img.map((m) => [m.kind, m.at]), [['auto', '2026-09-01T03:00:00Z']]);
-  const chain = one(document, (e) => e.tagName === 'ol' && attr(e, 'id') === img[0]!.link?.slice(1), 'the chain the mark links to');
+  t.same(
+    img.map((m) => [m.kind, m.at]),
+    [['auto', '2026-09-01T03:00:00Z']],
+  );
+  const chain = one(
+    document,
+    (e) => e.tagName === 'ol' && attr(e, 'id') === img[0]!.link?.slice(1),
+    'the chain the mark links to',
+  );
   t.equal(attr(chain.parentNode as Element, 'data-shoot'), 'garden-dev/a', "a click on the mark opens a's chain");
   t.same(marks('kubernetes', '', '1.31.5'), [], 'no mark where nothing moves');
 
   // A window that ends before 1.32.1 expires lists only the image update, and counts the others.
   const short = render(resolveWindow(NOW, { days: -30 }, { days: 60 })).document;
-  t.same(byClass(short, 'forced-update').map((r) => attr(r, 'data-from')), ['1592.1.0']);
-  t.match(textOf(one(short, (e) => hasClass(e, 'forced'), 'forced section')), '2 more forced updates outside the window');
+  t.same(
+    byClass(short, 'forced-update').map((r) => attr(r, 'data-from')),
+    ['1592.1.0'],
+  );
+  t.match(
+    textOf(one(short, (e) => hasClass(e, 'forced'), 'forced section')),
+    '2 more forced updates outside the window',
+  );
 });
 
 t.test('without a cluster state the page says so and draws no counts', async (t) => {
@@ -248,7 +446,10 @@ t.test('without a cluster state the page says so and draws no counts', async (t)
   const message = one(document, (e) => attr(e, 'data-no-state') !== undefined, 'no-state message');
   t.match(textOf(message), /No cluster state: there are no Shoot counts/);
   t.same(byClass(document, 'count'), [], 'no counts');
-  t.ok(byClass(document, 'row').every((r) => attr(r, 'data-shoots') === ''), 'no row claims a count');
+  t.ok(
+    byClass(document, 'row').every((r) => attr(r, 'data-shoots') === ''),
+    'no row claims a count',
+  );
   t.same(byClass(document, 'forced-update'), [], 'no forced updates');
   t.match(textOf(one(document, (e) => hasClass(e, 'forced'), 'forced section')), 'Not known without a cluster state');
   t.equal(byClass(document, 'segment').length, 13, 'the stages are drawn all the same');
@@ -261,22 +462,52 @@ t.test('a window in the future: no now line, stages clipped to it', async (t) =>
   const r = row(timeline(document, 'kubernetes', '1.32'), '1.32.1');
   const pos = positionIn(chartOf(r), window);
   const got = segments(r);
-  t.same(got.map((s) => s.stage), ['supported', 'deprecated', 'expired']);
+  t.same(
+    got.map((s) => s.stage),
+    ['supported', 'deprecated', 'expired'],
+  );
   t.ok(Math.abs(got[0]!.x - pos(window.from)) < 0.01, 'the first stage is cut at the window start');
   const old = row(timeline(document, 'kubernetes', '1.32'), '1.32.0');
-  t.same(segments(old).map((s) => s.stage), ['expired'], 'a stage that ended before the window is not drawn');
+  t.same(
+    segments(old).map((s) => s.stage),
+    ['expired'],
+    'a stage that ended before the window is not drawn',
+  );
 });
 
-t.test('warnings: the text output\'s, within the webhook\'s budget', async (t) => {
+t.test("warnings: the text output's, within the webhook's budget", async (t) => {
   // Eleven Shoots on an image version that expires with nowhere to go: eleven warnings.
-  const stuck = cloudProfile({ name: 'local', kubernetes: ['1.31.5'], images: [image('ubuntu', [{ version: '22.4.1', classification: 'deprecated', expirationDate: '2026-10-01T00:00:00Z' }, '24.4.0'], 'patch')] });
-  const many = Array.from({ length: 11 }, (_, i) => shoot({ name: `s${String(i).padStart(2, '0')}`, profile: 'local', version: '1.31.5', workers: [{ name: 'w', image: ['ubuntu', '22.4.1'] }] }));
+  const stuck = cloudProfile({
+    name: 'local',
+    kubernetes: ['1.31.5'],
+    images: [
+      image(
+        'ubuntu',
+        [{ version: '22.4.1', classification: 'deprecated', expirationDate: '2026-10-01T00:00:00Z' }, '24.4.0'],
+        'patch',
+      ),
+    ],
+  });
+  const many = Array.from({ length: 11 }, (_, i) =>
+    shoot({
+      name: `s${String(i).padStart(2, '0')}`,
+      profile: 'local',
+      version: '1.31.5',
+      workers: [{ name: 'w', image: ['ubuntu', '22.4.1'] }],
+    }),
+  );
   const { document } = parsePage(renderProfilesPage([stuck], staticState([stuck, ...many]), NOW, WINDOW));
   const section = one(document, (e) => hasClass(e, 'warnings'), 'warnings');
   const items = byTag(section, 'li').map(textOf);
   t.equal(items.length, 10, 'at most 10 warnings');
-  t.match(items[0], /^forced update will fail: shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1' expires at 2026-10-01T00:00:00Z and no version to update to exists /);
-  t.ok(items.every((i) => i.length <= 256), 'each at most 256 characters, as the webhook says them');
+  t.match(
+    items[0],
+    /^forced update will fail: shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1' expires at 2026-10-01T00:00:00Z and no version to update to exists /,
+  );
+  t.ok(
+    items.every((i) => i.length <= 256),
+    'each at most 256 characters, as the webhook says them',
+  );
   t.ok(Buffer.byteLength(items.join('')) <= 4096, 'within 4 KiB');
   t.match(textOf(section), 'and 1 more warning: version-policy explain prints every one');
 });

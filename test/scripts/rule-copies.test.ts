@@ -31,27 +31,36 @@ const shootDeletion = defineRule({
   },
 });
 
-t.test('a rule added to the list is called for its kinds and operations only, and its violations carry its ID and type', async (t) => {
-  // Its ID is not a RuleId until the rule is in src/policy/rules/index.ts; here the config names it by hand.
-  const rules = [...RULES, shootDeletion as unknown as Rule<RuleId>];
-  const base = config();
-  const cfg = { ...base, rules: { ...base.rules, 'TEST-SHOOT-DELETION': { enabled: true } } };
-  const state = staticState([]);
-  const sh = shoot({ name: 'web', namespace: 'garden-dev' });
-  const run = (kind: 'Shoot' | 'CloudProfile', operation: 'CREATE' | 'DELETE') => {
-    const object = kind === 'Shoot' ? sh : cloudProfile();
-    const request = { kind, operation, name: object.metadata.name, dryRun: false, ...(operation === 'DELETE' ? { oldObject: object } : { object }) };
-    return evaluate(request, { now: NOW, config: cfg, state, rules });
-  };
-  const deleted = run('Shoot', 'DELETE');
-  t.same(
-    deleted.violations.filter((v) => (v.rule as string) === 'TEST-SHOOT-DELETION'),
-    [{ rule: 'TEST-SHOOT-DELETION', field: '', message: 'shoot web is being deleted', type: 'Forbidden' }],
-  );
-  run('Shoot', 'CREATE');
-  run('CloudProfile', 'DELETE');
-  t.same(judged, ['Shoot DELETE'], 'never called for another kind or operation');
-});
+t.test(
+  'a rule added to the list is called for its kinds and operations only, and its violations carry its ID and type',
+  async (t) => {
+    // Its ID is not a RuleId until the rule is in src/policy/rules/index.ts; here the config names it by hand.
+    const rules = [...RULES, shootDeletion as unknown as Rule<RuleId>];
+    const base = config();
+    const cfg = { ...base, rules: { ...base.rules, 'TEST-SHOOT-DELETION': { enabled: true } } };
+    const state = staticState([]);
+    const sh = shoot({ name: 'web', namespace: 'garden-dev' });
+    const run = (kind: 'Shoot' | 'CloudProfile', operation: 'CREATE' | 'DELETE') => {
+      const object = kind === 'Shoot' ? sh : cloudProfile();
+      const request = {
+        kind,
+        operation,
+        name: object.metadata.name,
+        dryRun: false,
+        ...(operation === 'DELETE' ? { oldObject: object } : { object }),
+      };
+      return evaluate(request, { now: NOW, config: cfg, state, rules });
+    };
+    const deleted = run('Shoot', 'DELETE');
+    t.same(
+      deleted.violations.filter((v) => (v.rule as string) === 'TEST-SHOOT-DELETION'),
+      [{ rule: 'TEST-SHOOT-DELETION', field: '', message: 'shoot web is being deleted', type: 'Forbidden' }],
+    );
+    run('Shoot', 'CREATE');
+    run('CloudProfile', 'DELETE');
+    t.same(judged, ['Shoot DELETE'], 'never called for another kind or operation');
+  },
+);
 
 t.test('a rule added to the list reaches every copy', async (t) => {
   for (const copy of COPIES) {
@@ -61,5 +70,8 @@ t.test('a rule added to the list reaches every copy', async (t) => {
     t.equal(next.length > current.length, true, `${copy.file}: only grows`);
   }
   const readme = COPIES.find((c) => c.file === 'README.md')!;
-  t.match(readme.make(await readFile(pathOf('README.md'), 'utf8'), [...LISTED, shootDeletion]), '- [`TEST-SHOOT-DELETION`](docs/rules.md#test-shoot-deletion) (Shoot DELETE): deleting a Shoot (a test-only rule)');
+  t.match(
+    readme.make(await readFile(pathOf('README.md'), 'utf8'), [...LISTED, shootDeletion]),
+    '- [`TEST-SHOOT-DELETION`](docs/rules.md#test-shoot-deletion) (Shoot DELETE): deleting a Shoot (a test-only rule)',
+  );
 });

@@ -20,7 +20,10 @@ const forcedDenial = defineRule({
   operations: EVERY_OPERATION,
   summary: 'test',
   check: () => [
-    forbidden(fieldPath('spec', 'kubernetes', 'versions').index(1), 'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\''),
+    forbidden(
+      fieldPath('spec', 'kubernetes', 'versions').index(1),
+      'unable to delete Kubernetes version "1.30.1" from CloudProfile "aws" - version is still in use by shoot \'garden-dev/foo\'',
+    ),
     forbidden(fieldPath('spec', 'kubernetes', 'versions').index(2), 'second violation of the same rule'),
   ],
 });
@@ -29,9 +32,15 @@ const forcedSecondRule = defineRule({
   kinds: ['CloudProfile'],
   operations: EVERY_OPERATION,
   summary: 'test',
-  check: () => [forbidden(fieldPath('spec', 'kubernetes', 'versions').index(0).child('expirationDate'), 'expiration date for version "1.29.0" is in the past')],
+  check: () => [
+    forbidden(
+      fieldPath('spec', 'kubernetes', 'versions').index(0).child('expirationDate'),
+      'expiration date for version "1.29.0" is in the past',
+    ),
+  ],
 });
-const denialWarning = (ctx: RuleContext) => (ctx.kind === 'CloudProfile' ? [textWarning('a warning that travels with the denial')] : []);
+const denialWarning = (ctx: RuleContext) =>
+  ctx.kind === 'CloudProfile' ? [textWarning('a warning that travels with the denial')] : [];
 const throwing = defineRule({
   id: 'SUPPORTED-PER-MINOR',
   kinds: ALL,
@@ -65,7 +74,10 @@ t.test('a denial has code 403 and lists every violation as [RULE-ID] field: mess
   t.teardown(s.close);
   const old = cloudProfile({ name: 'aws', kubernetes: ['1.29.0', '1.30.1', '1.31.0'] });
   const updated = cloudProfile({ name: 'aws', kubernetes: ['1.29.0'] });
-  const res = await s.post('/validate', review({ operation: 'UPDATE', object: updated, oldObject: old, uid: 'uid-denied' }));
+  const res = await s.post(
+    '/validate',
+    review({ operation: 'UPDATE', object: updated, oldObject: old, uid: 'uid-denied' }),
+  );
   t.equal(res.status, 200, 'a decision is an HTTP 200; the verdict is in the review');
   const r = res.json<ReviewReply>().response;
   t.equal(r.uid, 'uid-denied');
@@ -88,7 +100,9 @@ t.test('dryRun is judged exactly like a real request', async (t) => {
   t.teardown(s.close);
   const object = cloudProfile({ name: 'aws' });
   const real = (await s.post('/validate', review({ operation: 'CREATE', object, uid: 'same' }))).json<ReviewReply>();
-  const dry = (await s.post('/validate', review({ operation: 'CREATE', object, uid: 'same', dryRun: true }))).json<ReviewReply>();
+  const dry = (
+    await s.post('/validate', review({ operation: 'CREATE', object, uid: 'same', dryRun: true }))
+  ).json<ReviewReply>();
   t.same(dry, real);
   t.equal(dry.response.allowed, false);
 });
@@ -103,7 +117,14 @@ t.test('mutate: the patch applied to the original yields the object evaluate() w
   const s = await startServer({ config: cfg });
   t.teardown(s.close);
   const decision = evaluate(
-    { operation: 'CREATE', kind: 'CloudProfile', name: 'aws', object: structuredClone(profile), dryRun: false, user: 'alice@example.com' },
+    {
+      operation: 'CREATE',
+      kind: 'CloudProfile',
+      name: 'aws',
+      object: structuredClone(profile),
+      dryRun: false,
+      user: 'alice@example.com',
+    },
     { now: NOW, config: config(cfg), state: staticState([]) },
   );
   const r = (await s.post('/mutate', review({ operation: 'CREATE', object: profile }))).json<ReviewReply>().response;
@@ -119,35 +140,66 @@ t.test('mutate: the patch applied to the original yields the object evaluate() w
   // config declares the gate on; safe-defaults.test.ts covers the shipped gate-off default).
   const image = applied.spec.machineImages[0]!;
   t.equal(image.updateStrategy, 'major');
-  t.ok(image.versions.every((v) => Array.isArray(v.lifecycle) && v.classification === undefined), 'a lifecycle, no legacy field');
+  t.ok(
+    image.versions.every((v) => Array.isArray(v.lifecycle) && v.classification === undefined),
+    'a lifecycle, no legacy field',
+  );
   t.same(r.warnings ?? [], decision.warnings);
 });
 
 t.test('mutate: DELETE is allowed without a patch, and an unchanged object gets none', async (t) => {
   const s = await startServer({ config: { defaulting: { gardenerDefaults: false, lifecycle: { enabled: false } } } });
   t.teardown(s.close);
-  const del = (await s.post('/mutate', review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }), uid: 'd' }))).json<ReviewReply>();
-  t.same(del.response, { uid: 'd', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } });
-  const create = (await s.post('/mutate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'c' }))).json<ReviewReply>();
-  t.same(create.response, { uid: 'c', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } });
+  const del = (
+    await s.post('/mutate', review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }), uid: 'd' }))
+  ).json<ReviewReply>();
+  t.same(del.response, {
+    uid: 'd',
+    allowed: true,
+    auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' },
+  });
+  const create = (
+    await s.post('/mutate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'c' }))
+  ).json<ReviewReply>();
+  t.same(create.response, {
+    uid: 'c',
+    allowed: true,
+    auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' },
+  });
 });
 
 t.test('a kind we do not police is allowed, with a warning', async (t) => {
   const s = await startServer();
   t.teardown(s.close);
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' }, data: {} };
-  const r = (await s.post('/validate', review({ operation: 'CREATE', object: cm, kind: { group: '', version: 'v1', kind: 'ConfigMap' }, uid: 'cm' }))).json<ReviewReply>();
+  const r = (
+    await s.post(
+      '/validate',
+      review({ operation: 'CREATE', object: cm, kind: { group: '', version: 'v1', kind: 'ConfigMap' }, uid: 'cm' }),
+    )
+  ).json<ReviewReply>();
   t.equal(r.response.allowed, true);
   t.equal(r.response.uid, 'cm');
   t.match(r.response.warnings, [/does not police core\/v1 ConfigMap/]);
-  const seed = (await s.post('/validate', review({ operation: 'CREATE', object: { kind: 'Seed' }, kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'Seed' } }))).json<ReviewReply>();
+  const seed = (
+    await s.post(
+      '/validate',
+      review({
+        operation: 'CREATE',
+        object: { kind: 'Seed' },
+        kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'Seed' },
+      }),
+    )
+  ).json<ReviewReply>();
   t.match(seed.response, { allowed: true, warnings: [/Seed/] });
 });
 
 t.test('an operation we do not judge (CONNECT) is allowed, with a warning', async (t) => {
   const s = await startServer({ rules: [forcedDenial] });
   t.teardown(s.close);
-  const r = (await s.post('/validate', review({ operation: 'CONNECT', object: cloudProfile(), uid: 'conn' }))).json<ReviewReply>();
+  const r = (
+    await s.post('/validate', review({ operation: 'CONNECT', object: cloudProfile(), uid: 'conn' }))
+  ).json<ReviewReply>();
   t.match(r.response, { uid: 'conn', allowed: true, warnings: [/CONNECT/] });
 });
 
@@ -156,7 +208,8 @@ t.test('a policed object that fails its schema is denied, with the field named',
   t.teardown(s.close);
   const bad = cloudProfile({ name: 'aws' }) as unknown as { spec: { kubernetes: { versions: unknown } } };
   bad.spec.kubernetes.versions = '1.31.0';
-  const r = (await s.post('/validate', review({ operation: 'CREATE', object: bad, uid: 'bad' }))).json<ReviewReply>().response;
+  const r = (await s.post('/validate', review({ operation: 'CREATE', object: bad, uid: 'bad' }))).json<ReviewReply>()
+    .response;
   t.equal(r.allowed, false);
   t.equal(r.uid, 'bad');
   t.equal(r.status?.code, 403);
@@ -164,22 +217,40 @@ t.test('a policed object that fails its schema is denied, with the field named',
 
   const badOld = shoot() as unknown as { spec: { kubernetes: { version: unknown } } };
   badOld.spec.kubernetes.version = 131;
-  const upd = (await s.post('/validate', review({ operation: 'UPDATE', object: shoot(), oldObject: badOld }))).json<ReviewReply>().response;
-  t.match(upd, { allowed: false, status: { code: 403, message: '[SCHEMA] oldObject.spec.kubernetes.version: must be string' } });
+  const upd = (
+    await s.post('/validate', review({ operation: 'UPDATE', object: shoot(), oldObject: badOld }))
+  ).json<ReviewReply>().response;
+  t.match(upd, {
+    allowed: false,
+    status: { code: 403, message: '[SCHEMA] oldObject.spec.kubernetes.version: must be string' },
+  });
 
-  const noObject = (await s.post('/mutate', review({ operation: 'CREATE', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' } }))).json<ReviewReply>().response;
+  const noObject = (
+    await s.post(
+      '/mutate',
+      review({ operation: 'CREATE', kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'CloudProfile' } }),
+    )
+  ).json<ReviewReply>().response;
   t.match(noObject, { allowed: false, status: { code: 403, message: /\[SCHEMA\] request\.object: required/ } });
 
   const wrongVersion = cloudProfile({ name: 'aws' }) as unknown as { apiVersion: string };
   wrongVersion.apiVersion = 'core.gardener.cloud/v1';
-  const v1 = (await s.post('/validate', review({ operation: 'CREATE', object: wrongVersion }))).json<ReviewReply>().response;
-  t.match(v1, { allowed: false, status: { message: /apiVersion: must be "core.gardener.cloud\/v1beta1"/ } }, 'a version we cannot read is never waved through');
+  const v1 = (await s.post('/validate', review({ operation: 'CREATE', object: wrongVersion }))).json<ReviewReply>()
+    .response;
+  t.match(
+    v1,
+    { allowed: false, status: { message: /apiVersion: must be "core.gardener.cloud\/v1beta1"/ } },
+    'a version we cannot read is never waved through',
+  );
 });
 
 t.test('an exception inside a rule refuses with code 500, keeps the uid, and logs the stack', async (t) => {
   const s = await startServer({ rules: [throwing] });
   t.teardown(s.close);
-  const res = await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'uid-boom' }));
+  const res = await s.post(
+    '/validate',
+    review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid: 'uid-boom' }),
+  );
   t.equal(res.status, 200);
   const r = res.json<ReviewReply>().response;
   t.equal(r.uid, 'uid-boom');
@@ -194,34 +265,55 @@ t.test('an exception inside a rule refuses with code 500, keeps the uid, and log
   t.equal(after.json<ReviewReply>().response.uid, 'next', 'the server keeps serving');
 });
 
-t.test('every answer carries auditAnnotations for kube-apiserver: decision, the rules that denied, patched, warnings', async (t) => {
-  const s = await startServer({ rules: [forcedDenial], warningChecks: [oneWarning] });
-  t.teardown(s.close);
-  const denied = (await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }) }))).json<ReviewReply>().response;
-  const allowedShoot = (await s.post('/validate', review({ operation: 'CREATE', object: shoot() }))).json<ReviewReply>().response;
-  const malformed = (await s.post('/validate', review({ operation: 'CREATE', object: { kind: 'CloudProfile' } }))).json<ReviewReply>().response;
-  const bad = review({ operation: 'CREATE', object: cloudProfile() });
-  bad.request.operation = 7;
-  const refused = (await s.post('/validate', bad)).json<ReviewReply>().response;
-  t.same(denied.auditAnnotations, { decision: 'denied', rules: 'IN-USE', patched: 'false', warnings: '1' });
-  t.same(allowedShoot.auditAnnotations, { decision: 'allowed', patched: 'false', warnings: '1' });
-  t.same(malformed.auditAnnotations, { decision: 'denied', rules: 'SCHEMA', patched: 'false', warnings: '0' });
-  t.same(refused.auditAnnotations, { decision: 'error', patched: 'false', warnings: '0' });
+t.test(
+  'every answer carries auditAnnotations for kube-apiserver: decision, the rules that denied, patched, warnings',
+  async (t) => {
+    const s = await startServer({ rules: [forcedDenial], warningChecks: [oneWarning] });
+    t.teardown(s.close);
+    const denied = (
+      await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }) }))
+    ).json<ReviewReply>().response;
+    const allowedShoot = (
+      await s.post('/validate', review({ operation: 'CREATE', object: shoot() }))
+    ).json<ReviewReply>().response;
+    const malformed = (
+      await s.post('/validate', review({ operation: 'CREATE', object: { kind: 'CloudProfile' } }))
+    ).json<ReviewReply>().response;
+    const bad = review({ operation: 'CREATE', object: cloudProfile() });
+    bad.request.operation = 7;
+    const refused = (await s.post('/validate', bad)).json<ReviewReply>().response;
+    t.same(denied.auditAnnotations, { decision: 'denied', rules: 'IN-USE', patched: 'false', warnings: '1' });
+    t.same(allowedShoot.auditAnnotations, { decision: 'allowed', patched: 'false', warnings: '1' });
+    t.same(malformed.auditAnnotations, { decision: 'denied', rules: 'SCHEMA', patched: 'false', warnings: '0' });
+    t.same(refused.auditAnnotations, { decision: 'error', patched: 'false', warnings: '0' });
 
-  const patching = await startServer({ productDefaults: true });
-  t.teardown(patching.close);
-  const old = cloudProfile({ name: 'aws' });
-  const patched = (await patching.post('/mutate', review({ operation: 'UPDATE', oldObject: old, object: cloudProfile({ name: 'aws', kubernetes: ['1.31.0', '1.32.0'] }) }))).json<ReviewReply>().response;
-  t.ok(patched.patch, 'a patch');
-  t.match(patched.auditAnnotations, { decision: 'allowed', patched: 'true' });
+    const patching = await startServer({ productDefaults: true });
+    t.teardown(patching.close);
+    const old = cloudProfile({ name: 'aws' });
+    const patched = (
+      await patching.post(
+        '/mutate',
+        review({
+          operation: 'UPDATE',
+          oldObject: old,
+          object: cloudProfile({ name: 'aws', kubernetes: ['1.31.0', '1.32.0'] }),
+        }),
+      )
+    ).json<ReviewReply>().response;
+    t.ok(patched.patch, 'a patch');
+    t.match(patched.auditAnnotations, { decision: 'allowed', patched: 'true' });
 
-  // kube-apiserver refuses the response unless `<webhook name>/<key>` is a qualified name and the values are strings.
-  const qualifiedName = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-  for (const r of [denied, allowedShoot, malformed, refused, patched]) {
-    for (const [key, value] of Object.entries(r.auditAnnotations ?? {})) {
-      t.ok(qualifiedName.test(key) && key.length <= 63, `${key}: a valid name part`);
-      t.type(value, 'string');
-      t.ok(`validate.version-policy.gardener.cloud/${key}`.length <= 316, 'with the webhook name as prefix, a valid key');
+    // kube-apiserver refuses the response unless `<webhook name>/<key>` is a qualified name and the values are strings.
+    const qualifiedName = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+    for (const r of [denied, allowedShoot, malformed, refused, patched]) {
+      for (const [key, value] of Object.entries(r.auditAnnotations ?? {})) {
+        t.ok(qualifiedName.test(key) && key.length <= 63, `${key}: a valid name part`);
+        t.type(value, 'string');
+        t.ok(
+          `validate.version-policy.gardener.cloud/${key}`.length <= 316,
+          'with the webhook name as prefix, a valid key',
+        );
+      }
     }
-  }
-});
+  },
+);

@@ -20,19 +20,34 @@ t.before(async () => {
 });
 t.teardown(() => s.close());
 
-const reviewText = (uid: string, extra: Record<string, unknown> = {}) => JSON.stringify({ ...review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid }), ...extra });
+const reviewText = (uid: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ ...review({ operation: 'CREATE', object: cloudProfile({ name: 'aws' }), uid }), ...extra });
 
 /** Sends bytes with exactly these headers (none added: no Content-Type unless given). */
 function send(body: Buffer | string, headers: Record<string, string>): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port: s.port, method: 'POST', path: '/validate', ca: s.authority.ca.certPem, agent: false, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        method: 'POST',
+        path: '/validate',
+        ca: s.authority.ca.certPem,
+        agent: false,
+        headers: { 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T, fingerprint256: '' });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: <T>() => JSON.parse(text) as T,
+            fingerprint256: '',
+          });
         });
       },
     );
@@ -63,12 +78,25 @@ function plainError(t: Test, res: Reply, status: number): ErrorBody {
 }
 
 t.test('another content type is refused with 415 in an AdmissionReview when the uid can be read', async (t) => {
-  const types = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/yaml', 'application/json; charset=latin1', 'application/json-patch+json', 'not a media type', ';;;'];
+  const types = [
+    'text/plain',
+    'application/xml',
+    'application/x-www-form-urlencoded',
+    'application/yaml',
+    'application/json; charset=latin1',
+    'application/json-patch+json',
+    'not a media type',
+    ';;;',
+  ];
   for (const type of types) {
     const message = refusedReview(t, await send(reviewText(`u-${type}`), { 'content-type': type }), `u-${type}`, 415);
     t.match(message, /content type .* is not supported; send application\/json/, type);
   }
-  t.match(refusedReview(t, await send(reviewText('u-none'), {}), 'u-none', 415), /content type "none"/, 'no Content-Type at all');
+  t.match(
+    refusedReview(t, await send(reviewText('u-none'), {}), 'u-none', 415),
+    /content type "none"/,
+    'no Content-Type at all',
+  );
   const garbage = plainError(t, await send('<xml/>', { 'content-type': 'application/xml' }), 415);
   t.match(garbage, { code: 'VP_ERR_MEDIA_TYPE', message: /application\/xml/ }, 'no uid to read: a plain 415');
   const long = plainError(t, await send('x', { 'content-type': `text/${'x'.repeat(5000)}` }), 415);
@@ -76,10 +104,19 @@ t.test('another content type is refused with 415 in an AdmissionReview when the 
 });
 
 t.test('application/json in any case, with a UTF-8 charset or none, is judged', async (t) => {
-  for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset="UTF-8"', 'application/json; foo=bar']) {
+  for (const type of [
+    'application/json; charset=utf-8',
+    'Application/JSON',
+    'application/json;charset="UTF-8"',
+    'application/json; foo=bar',
+  ]) {
     const res = await send(reviewText('ok'), { 'content-type': type });
     t.equal(res.status, 200, type);
-    t.same(res.json<ReviewReply>().response, { uid: 'ok', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, type);
+    t.same(
+      res.json<ReviewReply>().response,
+      { uid: 'ok', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } },
+      type,
+    );
   }
 });
 
@@ -94,17 +131,38 @@ t.test('an encoded body is refused with 415, read only to find its uid', async (
     ['gzip, br', brotliCompressSync(gzipSync(text))],
   ];
   for (const [encoding, body] of encodings) {
-    const message = refusedReview(t, await send(body, { 'content-type': 'application/json', 'content-encoding': encoding }), 'u-enc', 415);
+    const message = refusedReview(
+      t,
+      await send(body, { 'content-type': 'application/json', 'content-encoding': encoding }),
+      'u-enc',
+      415,
+    );
     t.match(message, /content encoding .* is not supported; send the AdmissionReview unencoded/, encoding);
   }
-  t.match(plainError(t, await send(text, { 'content-type': 'application/json', 'content-encoding': 'compress' }), 415), { code: 'VP_ERR_CONTENT_ENCODING' }, 'an unknown coding: no uid');
-  t.match(plainError(t, await send('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 415), { code: 'VP_ERR_CONTENT_ENCODING' }, 'bad gzip: no uid');
+  t.match(
+    plainError(t, await send(text, { 'content-type': 'application/json', 'content-encoding': 'compress' }), 415),
+    { code: 'VP_ERR_CONTENT_ENCODING' },
+    'an unknown coding: no uid',
+  );
+  t.match(
+    plainError(t, await send('not gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 415),
+    { code: 'VP_ERR_CONTENT_ENCODING' },
+    'bad gzip: no uid',
+  );
   // 8 MiB of spaces before the review: compresses to a few KiB, decodes past the body limit.
   const bomb = gzipSync(Buffer.concat([Buffer.alloc(8 * 1024 * 1024, 0x20), Buffer.from(text)]));
   t.ok(bomb.length < 100_000);
-  t.match(plainError(t, await send(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 415), { code: 'VP_ERR_CONTENT_ENCODING' }, 'decoding stops at the body limit');
+  t.match(
+    plainError(t, await send(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 415),
+    { code: 'VP_ERR_CONTENT_ENCODING' },
+    'decoding stops at the body limit',
+  );
   const plain = await send(text, { 'content-type': 'application/json', 'content-encoding': 'identity' });
-  t.same(plain.json<ReviewReply>().response, { uid: 'u-enc', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, 'identity is no encoding');
+  t.same(
+    plain.json<ReviewReply>().response,
+    { uid: 'u-enc', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } },
+    'identity is no encoding',
+  );
 });
 
 t.test('bytes that are not UTF-8 are refused with 400, with the uid when it is intact', async (t) => {
@@ -114,7 +172,11 @@ t.test('bytes that are not UTF-8 are refused with 400, with the uid when it is i
   t.match(refusedReview(t, await send(bad, { 'content-type': 'application/json' }), 'u-bytes', 400), /not valid UTF-8/);
   const inUid = Buffer.from(text.replace('u-bytes', 'u-\u0000bytes'));
   inUid[inUid.indexOf(0x00)] = 0xc3; // a lead byte without its continuation, inside the uid
-  t.match(plainError(t, await send(inUid, { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_NOT_UTF8' }, 'a uid with a bad byte is not echoed');
+  t.match(
+    plainError(t, await send(inUid, { 'content-type': 'application/json' }), 400),
+    { code: 'VP_ERR_BODY_NOT_UTF8' },
+    'a uid with a bad byte is not echoed',
+  );
 });
 
 t.test('prototype keys anywhere are refused with 400; the same words as data are not', async (t) => {
@@ -129,26 +191,53 @@ t.test('prototype keys anywhere are refused with 400; the same words as data are
     text.replace('"metadata":{', '"metadata":{"constructor":{"\\u0070rototype":{}},'),
   ];
   for (const body of poisoned) {
-    t.match(refusedReview(t, await send(body, { 'content-type': 'application/json' }), 'u-proto', 400), /request body has a "(__proto__|constructor\.prototype)" key; such keys are refused/);
+    t.match(
+      refusedReview(t, await send(body, { 'content-type': 'application/json' }), 'u-proto', 400),
+      /request body has a "(__proto__|constructor\.prototype)" key; such keys are refused/,
+    );
   }
-  const innocent = review({ operation: 'CREATE', object: cloudProfile({ name: 'aws', annotations: { constructor: '__proto__', prototype: 'constructor.prototype' } }), uid: 'u-fine' });
+  const innocent = review({
+    operation: 'CREATE',
+    object: cloudProfile({
+      name: 'aws',
+      annotations: { constructor: '__proto__', prototype: 'constructor.prototype' },
+    }),
+    uid: 'u-fine',
+  });
   const res = await send(JSON.stringify(innocent), { 'content-type': 'application/json' });
-  t.same(res.json<ReviewReply>().response, { uid: 'u-fine', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } }, 'the words as keys of their own or values are data');
+  t.same(
+    res.json<ReviewReply>().response,
+    { uid: 'u-fine', allowed: true, auditAnnotations: { decision: 'allowed', patched: 'false', warnings: '0' } },
+    'the words as keys of their own or values are data',
+  );
   t.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'allowed'), false, 'nothing was polluted');
   t.equal(({} as Record<string, unknown>).x, undefined);
 });
 
-t.test('a wrong apiVersion or kind with a uid is refused with 400, answered in a version kube-apiserver reads', async (t) => {
-  const beta = await send(reviewText('u-beta', { apiVersion: 'admission.k8s.io/v1beta1' }), { 'content-type': 'application/json' });
-  t.match(refusedReview(t, beta, 'u-beta', 400, 'admission.k8s.io/v1beta1'), /reads admission\.k8s\.io\/v1 AdmissionReviews only: apiVersion must be "admission\.k8s\.io\/v1"/);
-  const other = await send(reviewText('u-other', { apiVersion: 'example.com/v9' }), { 'content-type': 'application/json' });
-  t.match(refusedReview(t, other, 'u-other', 400), /apiVersion must be/);
-  const kind = await send(reviewText('u-kind', { kind: 'ConversionReview' }), { 'content-type': 'application/json' });
-  t.match(refusedReview(t, kind, 'u-kind', 400), /kind must be "AdmissionReview"/);
-  const missing = JSON.parse(reviewText('u-missing')) as Record<string, unknown>;
-  delete missing.apiVersion;
-  t.match(refusedReview(t, await send(JSON.stringify(missing), { 'content-type': 'application/json' }), 'u-missing', 400), /apiVersion is missing/);
-});
+t.test(
+  'a wrong apiVersion or kind with a uid is refused with 400, answered in a version kube-apiserver reads',
+  async (t) => {
+    const beta = await send(reviewText('u-beta', { apiVersion: 'admission.k8s.io/v1beta1' }), {
+      'content-type': 'application/json',
+    });
+    t.match(
+      refusedReview(t, beta, 'u-beta', 400, 'admission.k8s.io/v1beta1'),
+      /reads admission\.k8s\.io\/v1 AdmissionReviews only: apiVersion must be "admission\.k8s\.io\/v1"/,
+    );
+    const other = await send(reviewText('u-other', { apiVersion: 'example.com/v9' }), {
+      'content-type': 'application/json',
+    });
+    t.match(refusedReview(t, other, 'u-other', 400), /apiVersion must be/);
+    const kind = await send(reviewText('u-kind', { kind: 'ConversionReview' }), { 'content-type': 'application/json' });
+    t.match(refusedReview(t, kind, 'u-kind', 400), /kind must be "AdmissionReview"/);
+    const missing = JSON.parse(reviewText('u-missing')) as Record<string, unknown>;
+    delete missing.apiVersion;
+    t.match(
+      refusedReview(t, await send(JSON.stringify(missing), { 'content-type': 'application/json' }), 'u-missing', 400),
+      /apiVersion is missing/,
+    );
+  },
+);
 
 t.test('a uid is echoed up to 256 characters; a longer one gets a plain 400', async (t) => {
   const max = 'u'.repeat(MAX_UID_LENGTH);
@@ -175,21 +264,47 @@ t.test('JSON nested deeper than the limit is refused with 400 before it is parse
   t.equal(within.json<ReviewReply>().response.status?.code, undefined, 'at the limit the body is judged');
   const arrays = '['.repeat(3 * 1024 * 1024);
   // What the refusal costs is bench/review-cost.js's to measure; here only that it is the depth one.
-  t.match(plainError(t, await send(arrays, { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_TOO_DEEP' }, '3 MiB of [ is refused as too deep');
+  t.match(
+    plainError(t, await send(arrays, { 'content-type': 'application/json' }), 400),
+    { code: 'VP_ERR_BODY_TOO_DEEP' },
+    '3 MiB of [ is refused as too deep',
+  );
   const inString = text.replace('"name":"aws"', `"name":"aws${'['.repeat(5000)}"`);
-  t.equal((await send(inString, { 'content-type': 'application/json' })).json<ReviewReply>().response.uid, 'u-deep', 'brackets inside strings do not count');
+  t.equal(
+    (await send(inString, { 'content-type': 'application/json' })).json<ReviewReply>().response.uid,
+    'u-deep',
+    'brackets inside strings do not count',
+  );
 });
 
-t.test('a body that is not JSON gets 400: in an AdmissionReview when kube-apiserver\'s uid opens it', async (t) => {
+t.test("a body that is not JSON gets 400: in an AdmissionReview when kube-apiserver's uid opens it", async (t) => {
   const text = reviewText('u-cut');
   const cut = text.slice(0, text.length - 20);
   t.match(refusedReview(t, await send(cut, { 'content-type': 'application/json' }), 'u-cut', 400), /not valid JSON/);
-  const beta = JSON.stringify({ kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1beta1', request: { uid: 'u-b', kind: {} } });
-  refusedReview(t, await send(beta.slice(0, -3), { 'content-type': 'application/json' }), 'u-b', 400, 'admission.k8s.io/v1beta1');
+  const beta = JSON.stringify({
+    kind: 'AdmissionReview',
+    apiVersion: 'admission.k8s.io/v1beta1',
+    request: { uid: 'u-b', kind: {} },
+  });
+  refusedReview(
+    t,
+    await send(beta.slice(0, -3), { 'content-type': 'application/json' }),
+    'u-b',
+    400,
+    'admission.k8s.io/v1beta1',
+  );
   const nestedUid = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', x: { request: { uid: 'not-this' } } });
-  t.match(plainError(t, await send(nestedUid.slice(0, -2), { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_NOT_JSON' }, 'a uid below the top level is not the review\'s');
+  t.match(
+    plainError(t, await send(nestedUid.slice(0, -2), { 'content-type': 'application/json' }), 400),
+    { code: 'VP_ERR_BODY_NOT_JSON' },
+    "a uid below the top level is not the review's",
+  );
   const quoted = JSON.stringify({ apiVersion: 'x', note: '"request":{"uid":"not-this"}' });
-  t.match(plainError(t, await send(quoted.slice(0, -2), { 'content-type': 'application/json' }), 400), { code: 'VP_ERR_BODY_NOT_JSON' }, 'nor one inside a string');
+  t.match(
+    plainError(t, await send(quoted.slice(0, -2), { 'content-type': 'application/json' }), 400),
+    { code: 'VP_ERR_BODY_NOT_JSON' },
+    'nor one inside a string',
+  );
 
   const res = await s.post('/validate', undefined, { raw: '{"apiVersion": "admission.k8s.io/v1", ' });
   t.match(plainError(t, res, 400), { code: 'VP_ERR_BODY_NOT_JSON', message: /not valid JSON/ });
@@ -206,7 +321,15 @@ t.test('a body over 7 MiB gets 413, whether announced or streamed', async (t) =>
 
   const streamed = await new Promise<number>((resolve, reject) => {
     const req = https.request(
-      { host: '127.0.0.1', port: s.port, method: 'POST', path: '/validate', ca: s.authority.ca.certPem, agent: false, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        method: 'POST',
+        path: '/validate',
+        ca: s.authority.ca.certPem,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -223,7 +346,9 @@ t.test('a body over 7 MiB gets 413, whether announced or streamed', async (t) =>
       req.end();
     };
     pump();
-  }).catch((err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? 413 : Promise.reject(err)));
+  }).catch((err: NodeJS.ErrnoException) =>
+    err.code === 'ECONNRESET' || err.code === 'EPIPE' ? 413 : Promise.reject(err),
+  );
   t.equal(streamed, 413);
   t.equal(s.server.app.server.listening, true);
 });
@@ -236,11 +361,15 @@ t.test('a review without request or uid gets a plain 400 saying what is missing'
   delete body.request.uid;
   t.match(plainError(t, await s.post('/validate', body), 400).message, /request\.uid is missing/);
   body.request.uid = '';
-  t.match(plainError(t, await s.post('/validate', body), 400).message, /request\.uid must NOT have fewer than 1 characters/);
+  t.match(
+    plainError(t, await s.post('/validate', body), 400).message,
+    /request\.uid must NOT have fewer than 1 characters/,
+  );
   body.request.uid = 42;
   t.match(plainError(t, await s.post('/validate', body), 400).message, /request\.uid must be string/);
 
-  for (const raw of ['[]', 'null', '"AdmissionReview"', '42', '{"request":[]}', '{"request":{"uid":["x"]}}']) plainError(t, await s.post('/validate', undefined, { raw }), 400);
+  for (const raw of ['[]', 'null', '"AdmissionReview"', '42', '{"request":[]}', '{"request":{"uid":["x"]}}'])
+    plainError(t, await s.post('/validate', undefined, { raw }), 400);
 });
 
 t.test('a review with a uid but a malformed request is answered, refused with code 400 and the uid kept', async (t) => {
@@ -254,17 +383,25 @@ t.test('a review with a uid but a malformed request is answered, refused with co
   t.match(message, /request\.dryRun must be boolean/);
 });
 
-t.test('unknown routes get 404, other methods on the webhooks 405 with Allow, and the server still answers afterwards', async (t) => {
-  for (const path of ['/validate', '/mutate']) {
-    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
-      const res = await request(s.port, method, path, undefined, { ca: s.authority.ca.certPem });
-      t.equal(res.status, 405, `${method} ${path}`);
-      t.equal(res.headers.allow, 'POST');
-      if (method !== 'HEAD') t.match(res.json(), { statusCode: 405, code: 'VP_ERR_METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${path}; send the AdmissionReview with POST` });
+t.test(
+  'unknown routes get 404, other methods on the webhooks 405 with Allow, and the server still answers afterwards',
+  async (t) => {
+    for (const path of ['/validate', '/mutate']) {
+      for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
+        const res = await request(s.port, method, path, undefined, { ca: s.authority.ca.certPem });
+        t.equal(res.status, 405, `${method} ${path}`);
+        t.equal(res.headers.allow, 'POST');
+        if (method !== 'HEAD')
+          t.match(res.json(), {
+            statusCode: 405,
+            code: 'VP_ERR_METHOD_NOT_ALLOWED',
+            message: `${method} is not allowed on ${path}; send the AdmissionReview with POST`,
+          });
+      }
     }
-  }
-  t.equal((await s.post('/nope', {})).status, 404);
-  const ok = await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'still-here' }));
-  t.equal(ok.json<ReviewReply>().response.uid, 'still-here');
-  t.equal((await s.get('/healthz')).text, 'ok');
-});
+    t.equal((await s.post('/nope', {})).status, 404);
+    const ok = await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile(), uid: 'still-here' }));
+    t.equal(ok.json<ReviewReply>().response.uid, 'still-here');
+    t.equal((await s.get('/healthz')).text, 'ok');
+  },
+);

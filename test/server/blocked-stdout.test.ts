@@ -18,8 +18,10 @@ import { freePort } from '../helpers/free-port.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const STATE = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
-const REVIEW = readFileSync(fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)), 'utf8');
-
+const REVIEW = readFileSync(
+  fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)),
+  'utf8',
+);
 
 function get(port: number, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
@@ -38,11 +40,22 @@ t.test('with stdout blocked, reviews are answered, lost lines are counted, and S
   const [port, probePort] = [await freePort(), await freePort()];
   // 1 s: serve gives a blocked stdout what is left of the grace period (at most 2 s) before it exits.
   const graceSeconds = 1;
-  const config = { server: { port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: graceSeconds }, logLevel: 'debug', logBufferBytes: 16384 };
+  const config = {
+    server: { port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: graceSeconds },
+    logLevel: 'debug',
+    logBufferBytes: 16384,
+  };
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
   // stdout is a pipe this test never reads: once the kernel's 64 KiB are full, every write would block.
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'ignore'] });
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
+    cwd: dir,
+    env: CLEAN_ENV,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exit = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exit;
@@ -57,14 +70,23 @@ t.test('with stdout blocked, reviews are answered, lost lines are counted, and S
   t.teardown(() => agent.destroy());
   const statuses = new Map<number, number>();
   for (let batch = 0; batch < 100; batch++) {
-    const replies = await Promise.all(Array.from({ length: 10 }, () => request(port, 'POST', '/validate', REVIEW, { ca, agent })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => request(port, 'POST', '/validate', REVIEW, { ca, agent })),
+    );
     for (const r of replies) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
   }
   t.same([...statuses], [[200, 1000]], 'every review answered, though no log line can be written');
   const metrics = await get(probePort, '/metrics');
   const dropped = Number(/^version_policy_log_lines_dropped_total (\d+)$/m.exec(metrics.text)?.[1]);
-  t.ok(dropped > 0, `the lines the buffer could not hold are counted: version_policy_log_lines_dropped_total ${dropped}`);
-  t.match(metrics.text, /^version_policy_admission_requests_total\{webhook="validate",code="403"\} 1000$/m, 'and every review is in the metrics');
+  t.ok(
+    dropped > 0,
+    `the lines the buffer could not hold are counted: version_policy_log_lines_dropped_total ${dropped}`,
+  );
+  t.match(
+    metrics.text,
+    /^version_policy_admission_requests_total\{webhook="validate",code="403"\} 1000$/m,
+    'and every review is in the metrics',
+  );
 
   // A server that waited on stdout would never exit: the file's timeout catches that, no clock does.
   agent.destroy();

@@ -11,7 +11,15 @@ import { createLogger } from '../../src/server/logging.js';
 import { startWebhook } from '../../src/server/run.js';
 import { issueCertificate } from '../../src/server/tls/self-signed.js';
 import { cloudProfile } from '../helpers/objects.js';
-import { authority, request, review, startServer, writeCertFiles, type ReviewReply, type TestServer } from '../helpers/server.js';
+import {
+  authority,
+  request,
+  review,
+  startServer,
+  writeCertFiles,
+  type ReviewReply,
+  type TestServer,
+} from '../helpers/server.js';
 
 const fingerprintOf = (pem: string) => new X509Certificate(pem).fingerprint256;
 
@@ -46,7 +54,13 @@ t.test('rotation under load: no request fails, a new handshake sees the new cert
     while (running) {
       const uid = `u-${sent++}`;
       try {
-        const res = await request(s.port, 'POST', '/validate', JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })), { ca: cas });
+        const res = await request(
+          s.port,
+          'POST',
+          '/validate',
+          JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })),
+          { ca: cas },
+        );
         const r = res.json<ReviewReply>().response;
         if (res.status !== 200 || r.uid !== uid || !r.allowed) failures.push(`${uid}: ${res.status} ${res.text}`);
         seen.add(res.fingerprint256);
@@ -76,7 +90,10 @@ t.test('rotation under load: no request fails, a new handshake sees the new cert
   t.same(failures, [], `none of ${sent} requests failed`);
   t.ok(seen.has(oldPrint), 'requests before the swap saw the old certificate');
   t.equal(await reloads(s, 'success'), 1);
-  t.ok(s.logs.some((l) => l.msg === 'serving certificate reloaded' && l.fingerprint256 === newPrint), 'the reload is logged');
+  t.ok(
+    s.logs.some((l) => l.msg === 'serving certificate reloaded' && l.fingerprint256 === newPrint),
+    'the reload is logged',
+  );
 });
 
 t.test('without file events, polling picks up an atomically replaced pair', async (t) => {
@@ -89,10 +106,7 @@ t.test('without file events, polling picks up an atomically replaced pair', asyn
   await rename(join(s.dir, 'tls.key.new'), s.keyFile);
   await rename(join(s.dir, 'tls.crt.new'), s.certFile);
   const want = fingerprintOf(pair.certPem);
-  t.ok(
-    await eventually(async () => (await s.get('/healthz')).fingerprint256 === want),
-    'the polled pair is served',
-  );
+  t.ok(await eventually(async () => (await s.get('/healthz')).fingerprint256 === want), 'the polled pair is served');
 });
 
 t.test('a truncated certificate file is ignored and reported once, however often it is polled', async (t) => {
@@ -113,28 +127,51 @@ t.test('a truncated certificate file is ignored and reported once, however often
   t.ok(s.logs.some((l) => l.level === 'warn' && /keeping the last good pair/.test(l.msg)));
 });
 
-t.test('version_policy_certificate_expiry_timestamp_seconds follows the served certificate files (serve, file source)', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'vp-expiry-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const auth = await authority();
-  const first = await auth.issue();
-  const { certFile, keyFile } = await writeCertFiles(dir, first);
-  const config = resolveConfig({ server: { host: '127.0.0.1', port: 0, probePort: 0, certReloadIntervalSeconds: 0.1, tls: { certFile, keyFile } }, cluster: { enabled: false } });
-  const running = await startWebhook({ config, stateFiles: [], withoutClusterState: true, logger: createLogger('silent'), devCertDir: dir });
-  t.teardown(() => running.stop(1000));
-  const port = Number(new URL(running.url).port);
-  const gauge = async (): Promise<Record<string, number>> => {
-    const text = (await request(port, 'GET', '/metrics', undefined, { ca: auth.ca.certPem })).text;
-    return Object.fromEntries<number>([...text.matchAll(/^version_policy_certificate_expiry_timestamp_seconds\{certificate="(\w+)"\} (\S+)$/gm)].map((m) => [m[1]!, Number(m[2])] as const));
-  };
-  const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
-  t.same(await gauge(), { serving: notAfter(first.certPem) }, 'the served certificate, and no CA series: files do not say which CA signed them');
+t.test(
+  'version_policy_certificate_expiry_timestamp_seconds follows the served certificate files (serve, file source)',
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'vp-expiry-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const auth = await authority();
+    const first = await auth.issue();
+    const { certFile, keyFile } = await writeCertFiles(dir, first);
+    const config = resolveConfig({
+      server: { host: '127.0.0.1', port: 0, probePort: 0, certReloadIntervalSeconds: 0.1, tls: { certFile, keyFile } },
+      cluster: { enabled: false },
+    });
+    const running = await startWebhook({
+      config,
+      stateFiles: [],
+      withoutClusterState: true,
+      logger: createLogger('silent'),
+      devCertDir: dir,
+    });
+    t.teardown(() => running.stop(1000));
+    const port = Number(new URL(running.url).port);
+    const gauge = async (): Promise<Record<string, number>> => {
+      const text = (await request(port, 'GET', '/metrics', undefined, { ca: auth.ca.certPem })).text;
+      return Object.fromEntries<number>(
+        [...text.matchAll(/^version_policy_certificate_expiry_timestamp_seconds\{certificate="(\w+)"\} (\S+)$/gm)].map(
+          (m) => [m[1]!, Number(m[2])] as const,
+        ),
+      );
+    };
+    const notAfter = (pem: string) => Date.parse(new X509Certificate(pem).validTo) / 1000;
+    t.same(
+      await gauge(),
+      { serving: notAfter(first.certPem) },
+      'the served certificate, and no CA series: files do not say which CA signed them',
+    );
 
-  const second = await issueCertificate(auth.ca, { hosts: ['localhost', '127.0.0.1'], validityMs: 7_200_000 });
-  await writeFile(join(dir, 'tls.key.new'), second.keyPem);
-  await writeFile(join(dir, 'tls.crt.new'), second.certPem);
-  await rename(join(dir, 'tls.key.new'), keyFile);
-  await rename(join(dir, 'tls.crt.new'), certFile);
-  t.ok(await eventually(async () => (await gauge()).serving === notAfter(second.certPem)), 'a reload moves it to the new certificate');
-  t.not(notAfter(second.certPem), notAfter(first.certPem));
-});
+    const second = await issueCertificate(auth.ca, { hosts: ['localhost', '127.0.0.1'], validityMs: 7_200_000 });
+    await writeFile(join(dir, 'tls.key.new'), second.keyPem);
+    await writeFile(join(dir, 'tls.crt.new'), second.certPem);
+    await rename(join(dir, 'tls.key.new'), keyFile);
+    await rename(join(dir, 'tls.crt.new'), certFile);
+    t.ok(
+      await eventually(async () => (await gauge()).serving === notAfter(second.certPem)),
+      'a reload moves it to the new certificate',
+    );
+    t.not(notAfter(second.certPem), notAfter(first.certPem));
+  },
+);

@@ -16,7 +16,13 @@ import { until } from '../helpers/until.js';
 
 // The handshake bound is the loosest: the clients below complete a hundred handshakes at once on a
 // loaded machine, and one cut short by the bound fails the test for the wrong reason.
-const LIMITS = { headersTimeoutSeconds: 0.4, requestTimeoutSeconds: 0.8, connectionCheckIntervalSeconds: 0.1, tlsHandshakeTimeoutSeconds: 3, keepAliveTimeoutSeconds: 0.3 };
+const LIMITS = {
+  headersTimeoutSeconds: 0.4,
+  requestTimeoutSeconds: 0.8,
+  connectionCheckIntervalSeconds: 0.1,
+  tlsHandshakeTimeoutSeconds: 3,
+  keepAliveTimeoutSeconds: 0.3,
+};
 
 interface Closed {
   ms: number;
@@ -27,7 +33,10 @@ interface Closed {
 /** A TLS connection to the server, handshake done. */
 function connect(s: TestServer): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: s.port, ca: s.authority.ca.certPem, servername: 'localhost' }, () => resolve(socket));
+    const socket = tls.connect(
+      { host: '127.0.0.1', port: s.port, ca: s.authority.ca.certPem, servername: 'localhost' },
+      () => resolve(socket),
+    );
     socket.once('error', reject);
     // A connection dropped at the cap may close without an error (a no-op once connected).
     socket.once('close', () => reject(new Error('closed during the handshake')));
@@ -51,18 +60,55 @@ function closedAfter(socket: net.Socket, trickle?: () => string): Promise<Closed
 
 t.test('the connection settings have safe defaults and are validated', async (t) => {
   const { server } = defaultConfig();
-  t.match(server, { maxConnections: 1000, tlsHandshakeTimeoutSeconds: 5, headersTimeoutSeconds: 10, requestTimeoutSeconds: 30, keepAliveTimeoutSeconds: 120, connectionCheckIntervalSeconds: 1 });
-  for (const bad of [{ maxConnections: 0 }, { maxConnections: 1.5 }, { headersTimeoutSeconds: 0 }, { requestTimeoutSeconds: -1 }, { keepAliveTimeoutSeconds: 'long' }, { connectionCheckIntervalSeconds: 60 }, { tlsHandshakeTimeoutSeconds: 600 }]) {
-    t.throws(() => resolveConfig({ server: bad }), { name: 'ConfigError', message: new RegExp(`server\\.${Object.keys(bad)[0]}`) }, JSON.stringify(bad));
+  t.match(server, {
+    maxConnections: 1000,
+    tlsHandshakeTimeoutSeconds: 5,
+    headersTimeoutSeconds: 10,
+    requestTimeoutSeconds: 30,
+    keepAliveTimeoutSeconds: 120,
+    connectionCheckIntervalSeconds: 1,
+  });
+  for (const bad of [
+    { maxConnections: 0 },
+    { maxConnections: 1.5 },
+    { headersTimeoutSeconds: 0 },
+    { requestTimeoutSeconds: -1 },
+    { keepAliveTimeoutSeconds: 'long' },
+    { connectionCheckIntervalSeconds: 60 },
+    { tlsHandshakeTimeoutSeconds: 600 },
+  ]) {
+    t.throws(
+      () => resolveConfig({ server: bad }),
+      { name: 'ConfigError', message: new RegExp(`server\\.${Object.keys(bad)[0]}`) },
+      JSON.stringify(bad),
+    );
   }
 });
 
 t.test('the server applies them, overriding what fastify and Node set', async (t) => {
-  const s = await startServer({ config: { server: { maxConnections: 7, headersTimeoutSeconds: 3, requestTimeoutSeconds: 2, keepAliveTimeoutSeconds: 9, connectionCheckIntervalSeconds: 0.5 } } });
+  const s = await startServer({
+    config: {
+      server: {
+        maxConnections: 7,
+        headersTimeoutSeconds: 3,
+        requestTimeoutSeconds: 2,
+        keepAliveTimeoutSeconds: 9,
+        connectionCheckIntervalSeconds: 0.5,
+      },
+    },
+  });
   t.teardown(s.close);
   const server = s.server.app.server as unknown as Record<string, number>;
-  t.match(server, { requestTimeout: 2000, headersTimeout: 2000, keepAliveTimeout: 9000, connectionsCheckingInterval: 500 }, 'a headers timeout past the request timeout is cut to it');
-  t.equal(server.maxConnections, undefined, "Node's own cap, which closes the newest connection, is off: the gate keeps the cap");
+  t.match(
+    server,
+    { requestTimeout: 2000, headersTimeout: 2000, keepAliveTimeout: 9000, connectionsCheckingInterval: 500 },
+    'a headers timeout past the request timeout is cut to it',
+  );
+  t.equal(
+    server.maxConnections,
+    undefined,
+    "Node's own cap, which closes the newest connection, is off: the gate keeps the cap",
+  );
 });
 
 t.test('slow handshakes, slow headers, slow bodies and idle connections are closed by their timeouts', async (t) => {
@@ -82,7 +128,9 @@ t.test('slow handshakes, slow headers, slow bodies and idle connections are clos
 
   const body = JSON.stringify(review({ operation: 'CREATE', object: cloudProfile() }));
   const bodySocket = await connect(s);
-  bodySocket.write(`POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  bodySocket.write(
+    `POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   let at = 0;
   const slowBody = closedAfter(bodySocket, () => body[at++] ?? ' ');
 
@@ -99,14 +147,22 @@ t.test('slow handshakes, slow headers, slow bodies and idle connections are clos
 
   const [h, i, sh, sb] = await Promise.all([handshake, idle, slowHeaders, slowBody]);
   t.equal(h.received, '', `TLS handshake timeout 3 s: closed after ${h.ms} ms, nothing sent`);
-  t.match(i.received, /^(HTTP\/1\.1 408 [\s\S]*)?$/, `an idle new connection: closed after ${i.ms} ms (headers timeout), answered 408 or nothing`);
+  t.match(
+    i.received,
+    /^(HTTP\/1\.1 408 [\s\S]*)?$/,
+    `an idle new connection: closed after ${i.ms} ms (headers timeout), answered 408 or nothing`,
+  );
   t.pass(`slow headers: closed after ${sh.ms} ms`);
   // Node answers 408, then closes; a client still writing may see a reset before the answer.
   t.match(sh.received, /^(HTTP\/1\.1 408 [\s\S]*)?$/, 'answered 408, or reset');
   t.match(sb.received, /^(HTTP\/1\.1 408 [\s\S]*)?$/, 'answered 408, or reset');
   t.ok(at < body.length, 'the body never finished');
   const reaped = await many;
-  t.equal(reaped.length, 100, `100 slow-header connections closed, the last after ${Math.max(...reaped.map((c) => c.ms))} ms`);
+  t.equal(
+    reaped.length,
+    100,
+    `100 slow-header connections closed, the last after ${Math.max(...reaped.map((c) => c.ms))} ms`,
+  );
 
   // The server is unharmed.
   t.equal((await s.post('/validate', JSON.parse(body))).status, 200);
@@ -118,7 +174,11 @@ t.test('a kept-alive connection is closed once idle past the keep-alive timeout'
   const socket = await connect(s);
   socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
   const closed = await closedAfter(socket);
-  t.match(closed.received, /^HTTP\/1\.1 200 [\s\S]*keep-alive/i, `answered, kept alive, then closed by the server after ${closed.ms} ms`);
+  t.match(
+    closed.received,
+    /^HTTP\/1\.1 200 [\s\S]*keep-alive/i,
+    `answered, kept alive, then closed by the server after ${closed.ms} ms`,
+  );
 });
 
 /** A TLS connection that has been answered once on keep-alive and now sits idle. */
@@ -137,7 +197,11 @@ async function idleKeepAlive(s: TestServer): Promise<TLSSocket> {
   return socket;
 }
 
-async function counted(s: TestServer, metric: 'droppedConnections' | 'evictedConnections', server: string): Promise<number> {
+async function counted(
+  s: TestServer,
+  metric: 'droppedConnections' | 'evictedConnections',
+  server: string,
+): Promise<number> {
   return (await s.server.metrics[metric].get()).values.find((v) => v.labels.server === server)?.value ?? 0;
 }
 
@@ -145,73 +209,101 @@ async function counted(s: TestServer, metric: 'droppedConnections' | 'evictedCon
 // connections hold it here: a fifth of the TLS handshakes.
 const CAP = 200;
 
-t.test('idle keep-alive connections at the cap cannot starve a new client: the longest-idle makes room, every time', async (t) => {
-  const s = await startServer({ config: { server: { maxConnections: CAP } } });
-  t.teardown(s.close);
-  const idle: TLSSocket[] = [];
-  for (let batch = 0; batch < CAP / 50; batch++) idle.push(...(await Promise.all(Array.from({ length: 50 }, () => idleKeepAlive(s)))));
-  t.teardown(() => idle.forEach((socket) => socket.destroy()));
-  t.equal(s.server.connections.size, CAP, 'every slot is held by an idle keep-alive connection');
-  t.equal(s.server.connections.idle, CAP);
+t.test(
+  'idle keep-alive connections at the cap cannot starve a new client: the longest-idle makes room, every time',
+  async (t) => {
+    const s = await startServer({ config: { server: { maxConnections: CAP } } });
+    t.teardown(s.close);
+    const idle: TLSSocket[] = [];
+    for (let batch = 0; batch < CAP / 50; batch++)
+      idle.push(...(await Promise.all(Array.from({ length: 50 }, () => idleKeepAlive(s)))));
+    t.teardown(() => idle.forEach((socket) => socket.destroy()));
+    t.equal(s.server.connections.size, CAP, 'every slot is held by an idle keep-alive connection');
+    t.equal(s.server.connections.idle, CAP);
 
-  const body = review({ operation: 'CREATE', object: cloudProfile() });
-  const answers: number[] = [];
-  for (let i = 0; i < 25; i++) {
-    answers.push((await s.post('/validate', body)).status);
-    // The attacker takes the freed slot again at once: every new client arrives at the cap.
-    await until('the client gone', () => s.server.connections.size === CAP - 1, 5000, 5);
-    idle.push(await idleKeepAlive(s));
-  }
-  t.same(answers, Array(25).fill(200), 'a new client sending a review is answered, every time');
-  t.equal(await counted(s, 'evictedConnections', 'webhook'), 25, 'one idle connection closed for each new client');
-  t.equal(await counted(s, 'droppedConnections', 'webhook'), 0, 'none refused');
-  await until('the evicted closed', () => idle.filter((socket) => socket.destroyed || socket.readableEnded).length === 25, 5000, 10);
-  const closed = idle.flatMap((socket, i) => (socket.destroyed || socket.readableEnded ? [i] : []));
-  t.ok(closed.every((i) => i < 50), 'exactly 25 of the longest-idle connections (the first 50 opened) were closed');
-});
+    const body = review({ operation: 'CREATE', object: cloudProfile() });
+    const answers: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      answers.push((await s.post('/validate', body)).status);
+      // The attacker takes the freed slot again at once: every new client arrives at the cap.
+      await until('the client gone', () => s.server.connections.size === CAP - 1, 5000, 5);
+      idle.push(await idleKeepAlive(s));
+    }
+    t.same(answers, Array(25).fill(200), 'a new client sending a review is answered, every time');
+    t.equal(await counted(s, 'evictedConnections', 'webhook'), 25, 'one idle connection closed for each new client');
+    t.equal(await counted(s, 'droppedConnections', 'webhook'), 0, 'none refused');
+    await until(
+      'the evicted closed',
+      () => idle.filter((socket) => socket.destroyed || socket.readableEnded).length === 25,
+      5000,
+      10,
+    );
+    const closed = idle.flatMap((socket, i) => (socket.destroyed || socket.readableEnded ? [i] : []));
+    t.ok(
+      closed.every((i) => i < 50),
+      'exactly 25 of the longest-idle connections (the first 50 opened) were closed',
+    );
+  },
+);
 
-t.test('at the cap the longest-idle connection goes first; a busy one never does; with all busy the new one is refused', async (t) => {
-  const s = await startServer({ config: { server: { maxConnections: 3 } } });
-  t.teardown(s.close);
-  const oldest = closedAfter(await idleKeepAlive(s));
-  await sleep(20);
-  const younger = await idleKeepAlive(s);
-  // A request in flight: headers and part of a body, the rest never sent.
-  const busy = await connect(s);
-  busy.on('error', () => undefined);
-  busy.write('POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-  await sleep(50);
+t.test(
+  'at the cap the longest-idle connection goes first; a busy one never does; with all busy the new one is refused',
+  async (t) => {
+    const s = await startServer({ config: { server: { maxConnections: 3 } } });
+    t.teardown(s.close);
+    const oldest = closedAfter(await idleKeepAlive(s));
+    await sleep(20);
+    const younger = await idleKeepAlive(s);
+    // A request in flight: headers and part of a body, the rest never sent.
+    const busy = await connect(s);
+    busy.on('error', () => undefined);
+    busy.write(
+      'POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    await sleep(50);
 
-  t.equal((await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile() }))).status, 200, 'a new client is answered');
-  await oldest;
-  t.pass('the longest-idle connection was closed to make room');
-  t.notOk(younger.destroyed || busy.destroyed, 'the younger idle one and the busy one stay');
+    t.equal(
+      (await s.post('/validate', review({ operation: 'CREATE', object: cloudProfile() }))).status,
+      200,
+      'a new client is answered',
+    );
+    await oldest;
+    t.pass('the longest-idle connection was closed to make room');
+    t.notOk(younger.destroyed || busy.destroyed, 'the younger idle one and the busy one stay');
 
-  // Now three busy connections: the cap holds, and a fourth is refused.
-  await until('the test client gone', () => s.server.connections.size === 2, 5000, 10);
-  const holders = [busy];
-  for (const socket of [younger, await connect(s)]) {
-    socket.on('error', () => undefined);
-    socket.write('POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-    holders.push(socket);
-  }
-  await sleep(50);
-  t.equal(s.server.connections.size, 3);
-  const refused = await connect(s).then(
-    (socket) => closedAfter(socket).then(() => 'closed'),
-    (err: NodeJS.ErrnoException) => err.code ?? err.message,
-  );
-  t.ok(refused, `a fourth is refused while all three are busy (${refused})`);
-  t.equal(await counted(s, 'droppedConnections', 'webhook'), 1, 'counted');
-  t.equal(await counted(s, 'evictedConnections', 'webhook'), 1, 'one eviction, for the test client');
-  for (const socket of holders) socket.destroy();
-});
+    // Now three busy connections: the cap holds, and a fourth is refused.
+    await until('the test client gone', () => s.server.connections.size === 2, 5000, 10);
+    const holders = [busy];
+    for (const socket of [younger, await connect(s)]) {
+      socket.on('error', () => undefined);
+      socket.write(
+        'POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
+      holders.push(socket);
+    }
+    await sleep(50);
+    t.equal(s.server.connections.size, 3);
+    const refused = await connect(s).then(
+      (socket) => closedAfter(socket).then(() => 'closed'),
+      (err: NodeJS.ErrnoException) => err.code ?? err.message,
+    );
+    t.ok(refused, `a fourth is refused while all three are busy (${refused})`);
+    t.equal(await counted(s, 'droppedConnections', 'webhook'), 1, 'counted');
+    t.equal(await counted(s, 'evictedConnections', 'webhook'), 1, 'one eviction, for the test client');
+    for (const socket of holders) socket.destroy();
+  },
+);
 
 t.test('the probe port has the same limits and the same gate', async (t) => {
   const s = await startServer();
   t.teardown(s.close);
   const limits = { ...defaultConfig().server, ...LIMITS, maxConnections: 2 };
-  const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent'), limits });
+  const probes = buildProbeServer({
+    readiness: s.server.readiness,
+    metrics: s.server.metrics,
+    logger: createLogger('silent'),
+    limits,
+  });
   await probes.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(() => probes.close());
   const port = Number(new URL(urlOf('http', probes)).port);

@@ -13,7 +13,10 @@ t.test('the given directory when it can be written', async (t) => {
   const files = await writeDevCertificates(dir, {});
   t.same(files, { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') });
   const leaf = new X509Certificate(await readFile(files.certFile));
-  t.ok(leaf.verify(new X509Certificate(await readFile(files.caFile)).publicKey), 'the CA signed the serving certificate');
+  t.ok(
+    leaf.verify(new X509Certificate(await readFile(files.caFile)).publicKey),
+    'the CA signed the serving certificate',
+  );
 });
 
 t.test(`${DEV_CERT_DIR_ENV} names the directory instead`, async (t) => {

@@ -36,23 +36,37 @@ async function countAbove(h: Histogram, le: number): Promise<number> {
   return count - below;
 }
 
-t.test('the watchdog records each window\'s longest delay and logs a blocked loop', async (t) => {
-  const h = new Histogram({ name: 'test_event_loop_max_delay_seconds', help: 'test', buckets: EVENT_LOOP_BUCKETS, registers: [new Registry()] });
+t.test("the watchdog records each window's longest delay and logs a blocked loop", async (t) => {
+  const h = new Histogram({
+    name: 'test_event_loop_max_delay_seconds',
+    help: 'test',
+    buckets: EVENT_LOOP_BUCKETS,
+    registers: [new Registry()],
+  });
   const lines: LogRecord[] = [];
   const dog = watchEventLoop(h, createLogger('info', logSink(lines)), 50);
   t.teardown(() => dog.stop());
   await sleep(200);
   // A starved machine can delay even a free loop past STALL_MS, so what holds is that only such
   // windows are logged, never that none is.
-  t.ok(lines.every((l) => (l.delayMs as number) >= STALL_MS), `a free loop is logged only when really delayed (${lines.length} windows)`);
+  t.ok(
+    lines.every((l) => (l.delayMs as number) >= STALL_MS),
+    `a free loop is logged only when really delayed (${lines.length} windows)`,
+  );
   busy(400);
-  const line = await until('the 400 ms stall is logged', () => lines.find((l) => l.msg === 'event loop blocked' && (l.delayMs as number) >= 300));
+  const line = await until('the 400 ms stall is logged', () =>
+    lines.find((l) => l.msg === 'event loop blocked' && (l.delayMs as number) >= 300),
+  );
   t.match(line, { level: 'warn', windowMs: 50 }, `the delay is reported (${String(line.delayMs)} ms)`);
   t.ok((await countAbove(h, STALL_MS / 1000)) >= 1, 'a window above 100 ms is in the histogram');
   dog.stop();
   const before = (await h.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value;
   await sleep(150);
-  t.equal((await h.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value, before, 'stopped: no more windows');
+  t.equal(
+    (await h.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value,
+    before,
+    'stopped: no more windows',
+  );
 });
 
 t.test('the server runs the watchdog and exports it on /metrics', async (t) => {
@@ -95,25 +109,29 @@ t.test('single reviews up to the 7 MiB body limit', async (t) => {
   const state = REVIEW_SHAPES.flatMap((shape) => shape.state ?? []).slice(0, 1);
   const s = await startServer({ state });
   t.teardown(s.close);
-  for (const shape of REVIEW_SHAPES) await t.test(`one review is answered, and blocks the loop for less than 100 ms under bench:event-loop: ${shape.name}`, async (t) => {
-    const body = shape.body();
-    // The garbage of building the body (and of the last shape) is not this review's.
-    globalThis.gc?.();
-    const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
-    const turns = turnSampler();
-    const cpuBefore = process.threadCpuUsage();
-    const res = await s.post(shape.path, undefined, { raw: body });
-    const cpu = process.threadCpuUsage(cpuBefore);
-    const turnMs = turns.stop();
-    delay.disable();
-    t.equal(res.status, shape.name.includes('(refused') ? 400 : 200, 'answered');
-    if (res.status === 200) t.type(res.json<ReviewReply>().response.uid, 'string');
-    const delayMs = Math.max(0, delay.max / 1e6 - 1);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    const bound = Math.min(delayMs, turnMs);
-    const figures = `${(body.length / 1048576).toFixed(1)} MiB: longest turn ${turnMs.toFixed(0)} ms CPU, longest delay ${delayMs.toFixed(0)} ms; main-thread CPU ${cpuMs.toFixed(0)} ms in all`;
-    if (ENFORCE_BOUND) t.ok(bound < STALL_MS, figures);
-    else t.comment(figures);
-  });
+  for (const shape of REVIEW_SHAPES)
+    await t.test(
+      `one review is answered, and blocks the loop for less than 100 ms under bench:event-loop: ${shape.name}`,
+      async (t) => {
+        const body = shape.body();
+        // The garbage of building the body (and of the last shape) is not this review's.
+        globalThis.gc?.();
+        const delay = monitorEventLoopDelay({ resolution: 1 });
+        delay.enable();
+        const turns = turnSampler();
+        const cpuBefore = process.threadCpuUsage();
+        const res = await s.post(shape.path, undefined, { raw: body });
+        const cpu = process.threadCpuUsage(cpuBefore);
+        const turnMs = turns.stop();
+        delay.disable();
+        t.equal(res.status, shape.name.includes('(refused') ? 400 : 200, 'answered');
+        if (res.status === 200) t.type(res.json<ReviewReply>().response.uid, 'string');
+        const delayMs = Math.max(0, delay.max / 1e6 - 1);
+        const cpuMs = (cpu.user + cpu.system) / 1000;
+        const bound = Math.min(delayMs, turnMs);
+        const figures = `${(body.length / 1048576).toFixed(1)} MiB: longest turn ${turnMs.toFixed(0)} ms CPU, longest delay ${delayMs.toFixed(0)} ms; main-thread CPU ${cpuMs.toFixed(0)} ms in all`;
+        if (ENFORCE_BOUND) t.ok(bound < STALL_MS, figures);
+        else t.comment(figures);
+      },
+    );
 });

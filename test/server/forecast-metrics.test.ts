@@ -27,12 +27,32 @@ const profile = cloudProfile({
     { version: '1.30.1', classification: 'deprecated', expirationDate: hoursFromNow(3 * DAY_H) },
     { version: '1.29.1', classification: 'deprecated', expirationDate: hoursFromNow(20 * DAY_H) },
   ],
-  images: [image('gardenlinux', ['1592.1.0']), image('ubuntu', [{ version: '22.4.1', classification: 'deprecated', expirationDate: hoursFromNow(5 * DAY_H) }, '24.4.0'], 'patch')],
+  images: [
+    image('gardenlinux', ['1592.1.0']),
+    image(
+      'ubuntu',
+      [{ version: '22.4.1', classification: 'deprecated', expirationDate: hoursFromNow(5 * DAY_H) }, '24.4.0'],
+      'patch',
+    ),
+  ],
 });
-const optOut = (s: ReturnType<typeof shoot>) => ({ ...s, spec: { ...s.spec, maintenance: { autoUpdate: { kubernetesVersion: false, machineImageVersion: false } } } });
+const optOut = (s: ReturnType<typeof shoot>) => ({
+  ...s,
+  spec: { ...s.spec, maintenance: { autoUpdate: { kubernetesVersion: false, machineImageVersion: false } } },
+});
 const shoots = [
   optOut(shoot({ name: 'a', profile: 'aws', version: '1.30.1' })),
-  optOut(shoot({ name: 'b', profile: 'aws', version: '1.30.1', workers: [{ name: 'w1', image: ['ubuntu', '22.4.1'] }, { name: 'w2', image: ['ubuntu', '22.4.1'] }] })),
+  optOut(
+    shoot({
+      name: 'b',
+      profile: 'aws',
+      version: '1.30.1',
+      workers: [
+        { name: 'w1', image: ['ubuntu', '22.4.1'] },
+        { name: 'w2', image: ['ubuntu', '22.4.1'] },
+      ],
+    }),
+  ),
   optOut(shoot({ name: 'c', profile: 'aws', version: '1.29.1' })),
   optOut(shoot({ name: 'idle', profile: 'aws', version: '1.31.0' })),
 ];
@@ -53,22 +73,37 @@ t.test('gauges per profile and version, Shoots counted once', async (t) => {
   registerForecastMetrics(registry, refresher, () => now);
   now += 30_000;
   const before = await scrape(registry);
-  t.notOk([...before.keys()].some((k) => k.includes('_shoots')), 'before the first forecast: no counts');
+  t.notOk(
+    [...before.keys()].some((k) => k.includes('_shoots')),
+    'before the first forecast: no counts',
+  );
   t.equal(before.get('version_policy_forecast_age_seconds'), 30, 'and the age counts from the start');
   await refresher.refresh();
   now += 90_000; // the forecast was made at NOW + 30 s
   const got = await scrape(registry);
-  const k8s = (v: string, within: string) => `version_policy_forecast_forced_update_shoots{profile="CloudProfile/aws",image="",version="${v}",within="${within}"}`;
+  const k8s = (v: string, within: string) =>
+    `version_policy_forecast_forced_update_shoots{profile="CloudProfile/aws",image="",version="${v}",within="${within}"}`;
   t.equal(got.get(k8s('1.30.1', '7d')), 2, 'a and b leave 1.30.1 within 7 days');
   t.equal(got.get(k8s('1.30.1', '30d')), 3, 'and c, forced onto the expired 1.30.1 and off it the next window');
   t.equal(got.get(k8s('1.29.1', '7d')), undefined, 'c leaves 1.29.1 after 20 days: not within 7');
   t.equal(got.get(k8s('1.29.1', '30d')), 1);
-  t.equal(got.get('version_policy_forecast_failure_shoots{profile="CloudProfile/aws",image="ubuntu",version="22.4.1"}'), 1, "b's two pools fail on one version: one Shoot");
-  t.notOk([...got.keys()].some((k) => k.includes('1.31.0')), 'a version with nothing ahead exports no series');
+  t.equal(
+    got.get('version_policy_forecast_failure_shoots{profile="CloudProfile/aws",image="ubuntu",version="22.4.1"}'),
+    1,
+    "b's two pools fail on one version: one Shoot",
+  );
+  t.notOk(
+    [...got.keys()].some((k) => k.includes('1.31.0')),
+    'a version with nothing ahead exports no series',
+  );
   t.equal(got.get('version_policy_forecast_age_seconds'), 90);
   t.equal(got.get('version_policy_forecast_series_left'), 0);
   t.ok(got.get('version_policy_forecast_duration_seconds')! >= 0);
-  t.same(refresher.latest()!.byProfile.get('CloudProfile/aws'), { forced30d: 2 + 1, failing: 1 }, 'per profile, for the /profiles index: a, b and c forced; b fails');
+  t.same(
+    refresher.latest()!.byProfile.get('CloudProfile/aws'),
+    { forced30d: 2 + 1, failing: 1 },
+    'per profile, for the /profiles index: a, b and c forced; b fails',
+  );
 });
 
 t.test('the forecast yields the event loop between slices, and waits for a synced state', async (t) => {
@@ -76,7 +111,11 @@ t.test('the forecast yields the event loop between slices, and waits for a synce
   t.equal(await unsynced.refresh(), undefined, 'no forecast of a half-filled cache');
   // A clock that moves 20 ms per reading: every Shoot ends a slice.
   let clock = 0;
-  const refresher = new ForecastRefresher({ state: staticState([profile, ...shoots]), now: () => NOW, monotonic: () => (clock += 20) });
+  const refresher = new ForecastRefresher({
+    state: staticState([profile, ...shoots]),
+    now: () => NOW,
+    monotonic: () => (clock += 20),
+  });
   // Other work, one turn of the event loop at a time: a chain of immediates counts the turns the
   // refresh gave up (a timer would count milliseconds, which a fast or a loaded machine changes).
   let ticks = 0;
@@ -91,11 +130,17 @@ t.test('the forecast yields the event loop between slices, and waits for a synce
 });
 
 t.test(`at most ${MAX_SERIES} label sets per gauge, the biggest first; the rest are counted`, async (t) => {
-  const versions = Array.from({ length: MAX_SERIES + 20 }, (_, i) => ({ version: `1.20.${i}`, expirationDate: hoursFromNow(DAY_H) }));
+  const versions = Array.from({ length: MAX_SERIES + 20 }, (_, i) => ({
+    version: `1.20.${i}`,
+    expirationDate: hoursFromNow(DAY_H),
+  }));
   const big = cloudProfile({ name: 'big', kubernetes: [...versions, '1.21.0'] });
   const fleet = versions.map((v, i) => optOut(shoot({ name: `s${i}`, profile: 'big', version: v.version })));
   // Two more Shoots on the last version: it has the most, so it is kept.
-  fleet.push(optOut(shoot({ name: 'x1', profile: 'big', version: versions.at(-1)!.version })), optOut(shoot({ name: 'x2', profile: 'big', version: versions.at(-1)!.version })));
+  fleet.push(
+    optOut(shoot({ name: 'x1', profile: 'big', version: versions.at(-1)!.version })),
+    optOut(shoot({ name: 'x2', profile: 'big', version: versions.at(-1)!.version })),
+  );
   const refresher = new ForecastRefresher({ state: staticState([big, ...fleet]), now: () => NOW });
   const registry = new Registry();
   registerForecastMetrics(registry, refresher, () => NOW);
@@ -104,14 +149,22 @@ t.test(`at most ${MAX_SERIES} label sets per gauge, the biggest first; the rest 
   const series = [...got.keys()].filter((k) => k.includes('within="30d"'));
   t.equal(series.length, MAX_SERIES);
   t.equal(got.get('version_policy_forecast_series_left'), 20);
-  t.equal(got.get(`version_policy_forecast_forced_update_shoots{profile="CloudProfile/big",image="",version="${versions.at(-1)!.version}",within="30d"}`), 3);
+  t.equal(
+    got.get(
+      `version_policy_forecast_forced_update_shoots{profile="CloudProfile/big",image="",version="${versions.at(-1)!.version}",within="30d"}`,
+    ),
+    3,
+  );
 });
 
 t.test('the running webhook forecasts in the background: gauges on /metrics, counts on /profiles', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'vp-forecast-'));
   const probePort = await freePort();
   const webhook = await startWebhook({
-    config: config({ server: { host: '127.0.0.1', port: 0, probePort, ui: { enabled: true } }, cluster: { enabled: false } }),
+    config: config({
+      server: { host: '127.0.0.1', port: 0, probePort, ui: { enabled: true } },
+      cluster: { enabled: false },
+    }),
     stateFiles: [fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url))],
     logger: createLogger('silent'),
     devCertDir: dir,
@@ -129,7 +182,11 @@ t.test('the running webhook forecasts in the background: gauges on /metrics, cou
   }
   t.not(age, '', 'the index shows the forecast and its age');
   const page = parsePage(await (await fetch(`${webhook.probeUrl}/profiles/aws`)).text()).document;
-  t.equal(elements(page, (e) => attr(e, 'class') === 'more forecast-made').length, 1, "a profile's page draws the background forecast");
+  t.equal(
+    elements(page, (e) => attr(e, 'class') === 'more forecast-made').length,
+    1,
+    "a profile's page draws the background forecast",
+  );
   const metrics = await (await fetch(`${webhook.probeUrl}/metrics`)).text();
   t.match(metrics, /^version_policy_forecast_age_seconds \d/m);
   t.match(metrics, /# TYPE version_policy_forecast_forced_update_shoots gauge/);

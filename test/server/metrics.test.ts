@@ -17,8 +17,23 @@ import { request, review, startServer } from '../helpers/server.js';
 // Test-only rules through EvaluateOptions.rules: a denial naming two rules, and an exception.
 const ALL = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'] as const;
 const rules = [
-  defineRule({ id: 'IN-USE', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden(fieldPath('spec', 'kubernetes', 'versions').index(0), 'in use'), forbidden(fieldPath('spec', 'kubernetes', 'versions').index(1), 'in use')] }),
-  defineRule({ id: 'LATEST-NO-EXPIRY', kinds: ALL, operations: ['UPDATE'], summary: 'test', check: () => [forbidden(fieldPath(), 'x')] }),
+  defineRule({
+    id: 'IN-USE',
+    kinds: ALL,
+    operations: ['UPDATE'],
+    summary: 'test',
+    check: () => [
+      forbidden(fieldPath('spec', 'kubernetes', 'versions').index(0), 'in use'),
+      forbidden(fieldPath('spec', 'kubernetes', 'versions').index(1), 'in use'),
+    ],
+  }),
+  defineRule({
+    id: 'LATEST-NO-EXPIRY',
+    kinds: ALL,
+    operations: ['UPDATE'],
+    summary: 'test',
+    check: () => [forbidden(fieldPath(), 'x')],
+  }),
   defineRule({
     id: 'K8S-VERSIONS',
     kinds: ALL,
@@ -45,28 +60,75 @@ t.test('metrics count every admission by webhook, code, kind, operation, verdict
   await s.post('/validate', review({ operation: 'DELETE', oldObject: profile }));
   await s.post('/mutate', review({ operation: 'CREATE', object: profile }));
   await s.post('/validate', undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } });
-  await s.post('/validate', review({ operation: 'CREATE', kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, object: { kind: 'Deployment' } }));
+  await s.post(
+    '/validate',
+    review({
+      operation: 'CREATE',
+      kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+      object: { kind: 'Deployment' },
+    }),
+  );
 
   const res = await s.get('/metrics');
   t.equal(res.status, 200);
   t.match(res.headers['content-type'], /text\/plain/);
   const m = res.text;
-  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="200"}'), 3, 'two allowed CREATEs and the unpoliced kind');
+  t.equal(
+    value(m, 'version_policy_admission_requests_total{webhook="validate",code="200"}'),
+    3,
+    'two allowed CREATEs and the unpoliced kind',
+  );
   t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="403"}'), 1);
   t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="500"}'), 1);
-  t.equal(value(m, 'version_policy_admission_requests_total{webhook="validate",code="415"}'), 1, 'transport errors count with their HTTP status');
+  t.equal(
+    value(m, 'version_policy_admission_requests_total{webhook="validate",code="415"}'),
+    1,
+    'transport errors count with their HTTP status',
+  );
   t.equal(value(m, 'version_policy_admission_requests_total{webhook="mutate",code="200"}'), 1);
-  t.equal(value(m, 'version_policy_denials_total{rule="IN-USE"}'), 1, 'once per denial, however many violations of the rule');
+  t.equal(
+    value(m, 'version_policy_denials_total{rule="IN-USE"}'),
+    1,
+    'once per denial, however many violations of the rule',
+  );
   t.equal(value(m, 'version_policy_denials_total{rule="LATEST-NO-EXPIRY"}'), 1);
-  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}'), 2);
-  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="UPDATE",allowed="false"}'), 1);
-  t.equal(value(m, 'version_policy_admission_duration_seconds_count{webhook="validate",kind="other",operation="CREATE",allowed="true"}'), 1, 'unknown kinds collapse into one label value');
+  t.equal(
+    value(
+      m,
+      'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}',
+    ),
+    2,
+  );
+  t.equal(
+    value(
+      m,
+      'version_policy_admission_duration_seconds_count{webhook="validate",kind="CloudProfile",operation="UPDATE",allowed="false"}',
+    ),
+    1,
+  );
+  t.equal(
+    value(
+      m,
+      'version_policy_admission_duration_seconds_count{webhook="validate",kind="other",operation="CREATE",allowed="true"}',
+    ),
+    1,
+    'unknown kinds collapse into one label value',
+  );
   for (const le of DURATION_BUCKETS) {
-    t.ok(m.includes(`version_policy_admission_duration_seconds_bucket{le="${le}",webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}`), `bucket ${le}`);
+    t.ok(
+      m.includes(
+        `version_policy_admission_duration_seconds_bucket{le="${le}",webhook="validate",kind="CloudProfile",operation="CREATE",allowed="true"}`,
+      ),
+      `bucket ${le}`,
+    );
   }
   t.equal(DURATION_BUCKETS[0], 0.0005);
   t.equal(DURATION_BUCKETS.at(-1), 5);
-  t.equal(value(m, 'version_policy_admission_in_flight_requests{webhook="validate"}'), 0, 'nothing in flight once answered');
+  t.equal(
+    value(m, 'version_policy_admission_in_flight_requests{webhook="validate"}'),
+    0,
+    'nothing in flight once answered',
+  );
   t.match(m, /# TYPE version_policy_certificate_reloads_total counter/);
   t.match(m, /^process_cpu_user_seconds_total \d/m, 'default process metrics');
   t.match(m, /^nodejs_eventloop_lag_seconds \d/m);
@@ -118,7 +180,8 @@ t.test('without a probe port, the webhook port serves /metrics; buildServer can 
 
 t.test("the process metrics are prom-client's default set without the per-collection GC histogram", async (t) => {
   const { Registry, collectDefaultMetrics } = await import('prom-client');
-  const names = async (registry: InstanceType<typeof Registry>) => (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
+  const names = async (registry: InstanceType<typeof Registry>) =>
+    (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
   // prom-client's own set, as collectDefaultMetrics registers it (this leaves one GC observer
   // running in the test process, which is harmless here).
   const theirs = new Registry();
@@ -128,7 +191,11 @@ t.test("the process metrics are prom-client's default set without the per-collec
   const expected = (await names(theirs)).filter((n) => n !== LEFT_OUT_DEFAULT_METRIC);
   t.ok((await names(theirs)).includes(LEFT_OUT_DEFAULT_METRIC), 'the left-out metric is one prom-client registers');
   t.ok(expected.length >= 20, `prom-client's default set is all there (${expected.length} names)`);
-  t.same(expected.filter((n) => !ourNames.has(n)), [], 'every other default metric is registered');
+  t.same(
+    expected.filter((n) => !ourNames.has(n)),
+    [],
+    'every other default metric is registered',
+  );
   t.notOk(ourNames.has(LEFT_OUT_DEFAULT_METRIC), 'no GC duration histogram');
   // Served in the text format like the rest.
   const text = await ours.metrics();

@@ -27,7 +27,8 @@ t.test('not ready while the cluster state has not synced; still live', async (t)
 
 t.test('not ready while the state gives a reason (stale), with the reason; ready again when it has none', async (t) => {
   const state = new ClusterIndex(true);
-  let reason: string | undefined = 'the cached shoots (last current 2026-09-01T00:00:00.000Z, 130 s ago) are older than the 120 s bound';
+  let reason: string | undefined =
+    'the cached shoots (last current 2026-09-01T00:00:00.000Z, 130 s ago) are older than the 120 s bound';
   state.reportNotReadyBy(() => reason);
   const s = await startServer({ state });
   t.teardown(s.close);
@@ -49,22 +50,29 @@ t.test('a state that is absent by choice (--without-cluster-state) does not hold
   t.notOk(state.synced, 'while the state still says it cannot be judged against');
 });
 
-t.test('the plain-HTTP probe port serves /healthz, /readyz and /metrics, and readiness drops on shutdown', async (t) => {
-  const s = await startServer();
-  const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent') });
-  await probes.listen({ host: '127.0.0.1', port: 0 });
-  t.teardown(async () => {
-    await probes.close();
-    await s.close();
-  });
-  const base = urlOf('http', probes);
-  t.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
-  t.equal(await (await fetch(`${base}/healthz`)).text(), 'ok');
-  t.equal((await fetch(`${base}/readyz`)).status, 200);
-  t.match(await (await fetch(`${base}/metrics`)).text(), /version_policy_admission_requests_total/);
-  await s.server.shutdown(1000);
-  const after = await fetch(`${base}/readyz`);
-  t.equal(after.status, 503);
-  t.match(await after.text(), /shutting down/);
-  t.equal((await fetch(`${base}/healthz`)).status, 200, 'still live while draining');
-});
+t.test(
+  'the plain-HTTP probe port serves /healthz, /readyz and /metrics, and readiness drops on shutdown',
+  async (t) => {
+    const s = await startServer();
+    const probes = buildProbeServer({
+      readiness: s.server.readiness,
+      metrics: s.server.metrics,
+      logger: createLogger('silent'),
+    });
+    await probes.listen({ host: '127.0.0.1', port: 0 });
+    t.teardown(async () => {
+      await probes.close();
+      await s.close();
+    });
+    const base = urlOf('http', probes);
+    t.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    t.equal(await (await fetch(`${base}/healthz`)).text(), 'ok');
+    t.equal((await fetch(`${base}/readyz`)).status, 200);
+    t.match(await (await fetch(`${base}/metrics`)).text(), /version_policy_admission_requests_total/);
+    await s.server.shutdown(1000);
+    const after = await fetch(`${base}/readyz`);
+    t.equal(after.status, 503);
+    t.match(await after.text(), /shutting down/);
+    t.equal((await fetch(`${base}/healthz`)).status, 200, 'still live while draining');
+  },
+);

@@ -3,13 +3,36 @@
 import { X509Certificate } from 'node:crypto';
 import t from 'tap';
 import type { AuthorityState, Mint, PlanContext, PlanTimes } from '../../src/server/tls/self-managed-state.js';
-import { DATA_KEYS, bundlePem, decodeState, encodeState, fingerprint, isSettled, plan, settle, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
-import { createCertificateAuthority, issueCertificate, loadAuthority, type CertificatePair } from '../../src/server/tls/self-signed.js';
+import {
+  DATA_KEYS,
+  bundlePem,
+  decodeState,
+  encodeState,
+  fingerprint,
+  isSettled,
+  plan,
+  settle,
+  signedBy,
+  splitBundle,
+} from '../../src/server/tls/self-managed-state.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  loadAuthority,
+  type CertificatePair,
+} from '../../src/server/tls/self-signed.js';
 
 const H = 3_600_000;
 const T0 = Date.parse('2026-09-01T00:00:00Z');
 const HOSTS = ['webhook', 'webhook.ns', 'webhook.ns.svc', 'webhook.ns.svc.cluster.local'];
-const TIMES: PlanTimes = { caValidityMs: 100 * H, caRenewBeforeMs: 30 * H, servingValidityMs: 20 * H, servingRenewBeforeMs: 5 * H, overlapMs: 10 * H, dnsNames: HOSTS };
+const TIMES: PlanTimes = {
+  caValidityMs: 100 * H,
+  caRenewBeforeMs: 30 * H,
+  servingValidityMs: 20 * H,
+  servingRenewBeforeMs: 5 * H,
+  overlapMs: 10 * H,
+  dnsNames: HOSTS,
+};
 
 function minter(times: PlanTimes, hosts = times.dnsNames): Mint & { made: { authorities: number; serving: number } } {
   const made = { authorities: 0, serving: 0 };
@@ -17,12 +40,20 @@ function minter(times: PlanTimes, hosts = times.dnsNames): Mint & { made: { auth
     made,
     async authority(now) {
       made.authorities++;
-      const ca = await createCertificateAuthority(`test CA ${made.authorities}`, 0, { validityMs: times.caValidityMs, now });
+      const ca = await createCertificateAuthority(`test CA ${made.authorities}`, 0, {
+        validityMs: times.caValidityMs,
+        now,
+      });
       return { certPem: ca.certPem, keyPem: ca.keyPem };
     },
     async serving(ca, now, cap) {
       made.serving++;
-      return issueCertificate(await loadAuthority(ca), { hosts, validityMs: times.servingValidityMs, now, notAfterCap: cap });
+      return issueCertificate(await loadAuthority(ca), {
+        hosts,
+        validityMs: times.servingValidityMs,
+        now,
+        notAfterCap: cap,
+      });
     },
   };
 }
@@ -42,27 +73,34 @@ function published(s: AuthorityState, at: number, delay = 1 * H): AuthorityState
   return next;
 }
 
-t.test('an empty Secret and nothing published: a CA and a serving certificate it signs; a second plan changes nothing', async (t) => {
-  const mint = minter(TIMES);
-  const { state, changes } = await plan(empty(), ctx(T0, mint));
-  t.ok(changes.length > 0);
-  t.ok(state.active && state.serving);
-  t.same(fps(state.bundle), fps([state.active!.certPem]), 'the bundle is the CA');
-  t.ok(signedBy(state.serving!.certPem, state.active!.certPem));
-  t.equal(new X509Certificate(state.serving!.certPem).subjectAltName, HOSTS.map((h) => `DNS:${h}`).join(', '));
-  t.equal(notAfterOf(state.serving!.certPem), T0 + TIMES.servingValidityMs);
-  t.equal(notAfterOf(state.active!.certPem), T0 + TIMES.caValidityMs);
-  t.same(state.settled, {}, 'nothing is settled before it is published');
-  const again = await plan(state, ctx(T0 + H, mint));
-  t.same(again.changes, []);
-  t.same(mint.made, { authorities: 1, serving: 1 });
-});
+t.test(
+  'an empty Secret and nothing published: a CA and a serving certificate it signs; a second plan changes nothing',
+  async (t) => {
+    const mint = minter(TIMES);
+    const { state, changes } = await plan(empty(), ctx(T0, mint));
+    t.ok(changes.length > 0);
+    t.ok(state.active && state.serving);
+    t.same(fps(state.bundle), fps([state.active!.certPem]), 'the bundle is the CA');
+    t.ok(signedBy(state.serving!.certPem, state.active!.certPem));
+    t.equal(new X509Certificate(state.serving!.certPem).subjectAltName, HOSTS.map((h) => `DNS:${h}`).join(', '));
+    t.equal(notAfterOf(state.serving!.certPem), T0 + TIMES.servingValidityMs);
+    t.equal(notAfterOf(state.active!.certPem), T0 + TIMES.caValidityMs);
+    t.same(state.settled, {}, 'nothing is settled before it is published');
+    const again = await plan(state, ctx(T0 + H, mint));
+    t.same(again.changes, []);
+    t.same(mint.made, { authorities: 1, serving: 1 });
+  },
+);
 
 t.test('takeover: CAs already published stay in the bundle, settled; the new CA is not', async (t) => {
   const legacy = await createCertificateAuthority('old chart CA', 0, { validityMs: 1000 * H, now: T0 - 500 * H });
   const expired = await createCertificateAuthority('expired CA', 0, { validityMs: H, now: T0 - 10 * H });
   const { state } = await plan(empty(), ctx(T0, minter(TIMES), [legacy.certPem, expired.certPem]));
-  t.same(fps(state.bundle), fps([state.active!.certPem, legacy.certPem]), 'the new CA first, then the live legacy CA; the expired one is gone');
+  t.same(
+    fps(state.bundle),
+    fps([state.active!.certPem, legacy.certPem]),
+    'the new CA first, then the live legacy CA; the expired one is gone',
+  );
   t.ok(isSettled(state, legacy.certPem, T0), 'the legacy CA is trusted now');
   t.notOk(isSettled(state, state.active!.certPem, T0), 'the new CA waits for its publication');
   t.equal(state.activeSince, T0);
@@ -76,7 +114,10 @@ t.test('a garbled Secret is a takeover: its readable CAs and the published ones 
   const { state, changes } = await plan(decodeState(data), ctx(T0 + H, mint, [good.active!.certPem]));
   t.match(changes[0], /unusable/);
   t.not(fingerprint(state.active!.certPem), fingerprint(good.active!.certPem), 'a new CA');
-  t.ok(state.bundle.some((pem) => fingerprint(pem) === fingerprint(good.active!.certPem)), 'the old CA is still trusted');
+  t.ok(
+    state.bundle.some((pem) => fingerprint(pem) === fingerprint(good.active!.certPem)),
+    'the old CA is still trusted',
+  );
   t.ok(isSettled(state, good.active!.certPem, T0 + H), 'and may keep being served while the new one settles');
 });
 
@@ -152,7 +193,10 @@ t.test('after a takeover the overlap counts from when the new CA settled, not fr
   const mint = minter(TIMES);
   const s = (await plan(empty(), ctx(T0, mint, [legacy.certPem]))).state;
   const unsettled = await plan(s, ctx(T0 + 50 * H, mint, [legacy.certPem]));
-  t.ok(unsettled.state.bundle.some((pem) => fingerprint(pem) === fingerprint(legacy.certPem)), 'never published: the legacy CA stays however long it takes');
+  t.ok(
+    unsettled.state.bundle.some((pem) => fingerprint(pem) === fingerprint(legacy.certPem)),
+    'never published: the legacy CA stays however long it takes',
+  );
   const settledAt = T0 + 2 * H;
   const s2 = published(s, settledAt - H);
   t.equal((await plan(s2, ctx(settledAt + 10 * H - 1000, mint))).state.bundle.length, 2);

@@ -7,7 +7,16 @@ import { X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { DATA_KEYS, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
-import { ApiserverClient, NAMESPACE, SECRET, installCluster, publishedBundle, ready, selfManagedConfig, startReplica } from '../helpers/self-managed.js';
+import {
+  ApiserverClient,
+  NAMESPACE,
+  SECRET,
+  installCluster,
+  publishedBundle,
+  ready,
+  selfManagedConfig,
+  startReplica,
+} from '../helpers/self-managed.js';
 import { until } from '../helpers/until.js';
 
 // Certificates stay valid for a minute but are due for renewal after a second or so: the rotations
@@ -15,7 +24,14 @@ import { until } from '../helpers/until.js';
 // the options enforce hold: 59 < 60, 118.5 < 120, 60 <= 118.5, 1 < 118.5, 0.1 < 59. Timeline from
 // the first CA (t = 0): serving renewals every ~1 s under it, CA renewal starts at 1.5 s, the new CA
 // settles and signs at ~2.5 s, the first one leaves the bundle at ~3.5 s.
-const DURATIONS = { servingValidity: '60s', servingRenewBefore: '59s', caValidity: '120s', caRenewBefore: '118500ms', propagationDelay: '1s', overlap: '1s' };
+const DURATIONS = {
+  servingValidity: '60s',
+  servingRenewBefore: '59s',
+  caValidity: '120s',
+  caRenewBefore: '118500ms',
+  propagationDelay: '1s',
+  overlap: '1s',
+};
 
 function secretData(fake: FakeApiServer): Record<string, string> {
   return (fake.objects.get('Secret', NAMESPACE, SECRET)?.data ?? {}) as Record<string, string>;
@@ -23,7 +39,9 @@ function secretData(fake: FakeApiServer): Record<string, string> {
 const decoded = (data: Record<string, string>, key: string) => Buffer.from(data[key] ?? '', 'base64').toString('utf8');
 
 async function expiryGauge(metricsText: string, certificate: string): Promise<number | undefined> {
-  const line = metricsText.split('\n').find((l) => l.startsWith(`version_policy_certificate_expiry_timestamp_seconds{certificate="${certificate}"}`));
+  const line = metricsText
+    .split('\n')
+    .find((l) => l.startsWith(`version_policy_certificate_expiry_timestamp_seconds{certificate="${certificate}"}`));
   return line ? Number(line.split(' ').at(-1)) : undefined;
 }
 
@@ -37,8 +55,16 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
   const t0 = Date.now();
 
   const firstCA = decoded(secretData(fake), DATA_KEYS.caCert);
-  t.same(splitBundle(publishedBundle(fake, 'ValidatingWebhookConfiguration')).map(fingerprint), [fingerprint(firstCA)], 'a fresh install publishes the one CA');
-  t.equal(publishedBundle(fake, 'MutatingWebhookConfiguration'), publishedBundle(fake, 'ValidatingWebhookConfiguration'), 'both configurations hold the same bundle');
+  t.same(
+    splitBundle(publishedBundle(fake, 'ValidatingWebhookConfiguration')).map(fingerprint),
+    [fingerprint(firstCA)],
+    'a fresh install publishes the one CA',
+  );
+  t.equal(
+    publishedBundle(fake, 'MutatingWebhookConfiguration'),
+    publishedBundle(fake, 'ValidatingWebhookConfiguration'),
+    'both configurations hold the same bundle',
+  );
 
   const clients = [new ApiserverClient(fake, 0), new ApiserverClient(fake, 500)];
   const readiness: boolean[] = [];
@@ -58,7 +84,9 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
     'a new CA that signs, and the first CA gone from both configurations',
     () => {
       const ca = decoded(secretData(fake), DATA_KEYS.caCert);
-      const gone = (['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'] as const).every((k) => !splitBundle(publishedBundle(fake, k)).some((pem) => fingerprint(pem) === fingerprint(firstCA)));
+      const gone = (['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'] as const).every(
+        (k) => !splitBundle(publishedBundle(fake, k)).some((pem) => fingerprint(pem) === fingerprint(firstCA)),
+      );
       return fingerprint(ca) !== fingerprint(firstCA) && gone && [...leaves()].some((leaf) => signedBy(leaf, ca)) && ca;
     },
     15_000,
@@ -72,7 +100,9 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
   // The Secret loses its data (what `helm upgrade --force` does: it replaces the object with the
   // chart's empty one). The replica takes over: a new CA beside the published ones, and it keeps
   // serving its current certificate until the new CA has settled.
-  const caPemsBeforeWipe = fake.objects.writes.flatMap((w) => (w.object?.kind === 'Secret' ? [decoded(w.object.data as Record<string, string>, DATA_KEYS.caCert)] : []));
+  const caPemsBeforeWipe = fake.objects.writes.flatMap((w) =>
+    w.object?.kind === 'Secret' ? [decoded(w.object.data as Record<string, string>, DATA_KEYS.caCert)] : [],
+  );
   const beforeWipe = new Set(caPemsBeforeWipe.map(fingerprint));
   const wipedAt = Date.now();
   fake.objects.put({ ...fake.objects.get('Secret', NAMESPACE, SECRET)!, data: {} });
@@ -80,7 +110,11 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
     'a CA made after the wipe signs what is served',
     () => {
       const ca = decoded(secretData(fake), DATA_KEYS.caCert);
-      return !beforeWipe.has(fingerprint(ca)) && clients.every((c) => c.results.some((r) => r.at > wipedAt && signedBy(r.leaf, ca))) && ca;
+      return (
+        !beforeWipe.has(fingerprint(ca)) &&
+        clients.every((c) => c.results.some((r) => r.at > wipedAt && signedBy(r.leaf, ca))) &&
+        ca
+      );
     },
     15_000,
     20,
@@ -91,19 +125,39 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
     afterWipe.some((r) => caPemsBeforeWipe.some((ca) => signedBy(r.leaf, ca))),
     'right after the wipe, the certificate from before it was still served (the new CA had not settled)',
   );
-  t.ok(replica.logs.some((l) => l.msg === 'certificate Secret updated' && (l.changes as string[]).some((c) => /no CA yet: a new CA, keeping the published CAs trusted/.test(c))), 'the takeover is logged');
+  t.ok(
+    replica.logs.some(
+      (l) =>
+        l.msg === 'certificate Secret updated' &&
+        (l.changes as string[]).some((c) => /no CA yet: a new CA, keeping the published CAs trusted/.test(c)),
+    ),
+    'the takeover is logged',
+  );
   probing = false;
   await Promise.all([...clients.map((c) => c.stop()), probe]);
 
   const all = clients.flatMap((c) => c.results);
-  t.same(clients.flatMap((c) => c.failures), [], `no call failed (${all.length} answered)`);
+  t.same(
+    clients.flatMap((c) => c.failures),
+    [],
+    `no call failed (${all.length} answered)`,
+  );
   t.ok(all.length >= 20, `a steady load (${all.length} calls)`);
   const underFirst = [...leaves()].filter((leaf) => signedBy(leaf, firstCA));
   const underNew = [...leaves()].filter((leaf) => signedBy(leaf, newCA));
-  t.ok(underFirst.length >= 2, `the serving certificate rotated under the first CA (${underFirst.length} certificates served)`);
+  t.ok(
+    underFirst.length >= 2,
+    `the serving certificate rotated under the first CA (${underFirst.length} certificates served)`,
+  );
   t.ok(underNew.length >= 1, 'then a certificate from the new CA was served');
-  const everCA = fake.objects.writes.flatMap((w) => (w.object?.kind === 'Secret' ? [decoded(w.object.data as Record<string, string>, DATA_KEYS.caCert)] : []));
-  t.same([...leaves()].filter((leaf) => !everCA.some((ca) => signedBy(leaf, ca))), [], 'only certificates from CAs in the Secret were served (no placeholder)');
+  const everCA = fake.objects.writes.flatMap((w) =>
+    w.object?.kind === 'Secret' ? [decoded(w.object.data as Record<string, string>, DATA_KEYS.caCert)] : [],
+  );
+  t.same(
+    [...leaves()].filter((leaf) => !everCA.some((ca) => signedBy(leaf, ca))),
+    [],
+    'only certificates from CAs in the Secret were served (no placeholder)',
+  );
   t.ok(
     readiness.every((r) => r),
     `ready throughout the rotation (${readiness.length} probes)`,
@@ -113,9 +167,21 @@ t.test('serving and CA rotation in-process under load, then a wiped Secret: zero
   const res = await fetchMetrics(replica.port);
   const served = new X509Certificate(clients[0]!.results.at(-1)!.leaf);
   const serving = await expiryGauge(res, 'serving');
-  t.ok(serving !== undefined && Math.abs(serving - Date.parse(served.validTo) / 1000) <= 5, 'version_policy_certificate_expiry_timestamp_seconds{certificate="serving"} is the served certificate’s notAfter (give or take the renewals since)');
-  t.equal(await expiryGauge(res, 'ca'), Date.parse(new X509Certificate(decoded(secretData(fake), DATA_KEYS.caCert)).validTo) / 1000, '…{certificate="ca"} is the signing CA’s');
-  t.ok(replica.logs.some((l) => l.msg === 'certificate Secret updated' && (l.changes as string[]).some((c) => /signs from now on/.test(c))), 'the switch is logged');
+  t.ok(
+    serving !== undefined && Math.abs(serving - Date.parse(served.validTo) / 1000) <= 5,
+    'version_policy_certificate_expiry_timestamp_seconds{certificate="serving"} is the served certificate’s notAfter (give or take the renewals since)',
+  );
+  t.equal(
+    await expiryGauge(res, 'ca'),
+    Date.parse(new X509Certificate(decoded(secretData(fake), DATA_KEYS.caCert)).validTo) / 1000,
+    '…{certificate="ca"} is the signing CA’s',
+  );
+  t.ok(
+    replica.logs.some(
+      (l) => l.msg === 'certificate Secret updated' && (l.changes as string[]).some((c) => /signs from now on/.test(c)),
+    ),
+    'the switch is logged',
+  );
 });
 
 async function fetchMetrics(port: number): Promise<string> {

@@ -3,11 +3,19 @@ import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { createCertificateAuthority, createDevCertificates, issueCertificate, loadAuthority } from '../../src/server/tls/self-signed.js';
+import {
+  createCertificateAuthority,
+  createDevCertificates,
+  issueCertificate,
+  loadAuthority,
+} from '../../src/server/tls/self-signed.js';
 
 t.test('a client that trusts the dev CA completes a TLS 1.2+ handshake with the serving certificate', async (t) => {
   const { ca, serving } = await createDevCertificates({ hosts: ['localhost', '127.0.0.1'] });
-  const server = https.createServer({ cert: serving.certPem, key: serving.keyPem, minVersion: 'TLSv1.2' }, (_req, res) => res.end('ok'));
+  const server = https.createServer(
+    { cert: serving.certPem, key: serving.keyPem, minVersion: 'TLSv1.2' },
+    (_req, res) => res.end('ok'),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => server.close());
@@ -15,11 +23,14 @@ t.test('a client that trusts the dev CA completes a TLS 1.2+ handshake with the 
   for (const host of ['127.0.0.1', 'localhost']) {
     const body = await new Promise<string>((resolve, reject) => {
       https
-        .get({ host: '127.0.0.1', servername: host === '127.0.0.1' ? undefined : host, port, ca: ca.certPem, path: '/' }, (res) => {
-          let data = '';
-          res.on('data', (c: Buffer) => (data += c.toString()));
-          res.on('end', () => resolve(data));
-        })
+        .get(
+          { host: '127.0.0.1', servername: host === '127.0.0.1' ? undefined : host, port, ca: ca.certPem, path: '/' },
+          (res) => {
+            let data = '';
+            res.on('data', (c: Buffer) => (data += c.toString()));
+            res.on('end', () => resolve(data));
+          },
+        )
         .on('error', reject);
     });
     t.equal(body, 'ok', `verified as ${host}`);
@@ -27,7 +38,11 @@ t.test('a client that trusts the dev CA completes a TLS 1.2+ handshake with the 
   const untrusted = await new Promise<Error>((resolve) => {
     https.get({ host: '127.0.0.1', port, path: '/' }, () => resolve(new Error('connected'))).on('error', resolve);
   });
-  t.match(untrusted.message, /self.signed|unable to verify|certificate/i, 'a client without the CA refuses the certificate');
+  t.match(
+    untrusted.message,
+    /self.signed|unable to verify|certificate/i,
+    'a client without the CA refuses the certificate',
+  );
 });
 
 t.test('validity in milliseconds: notBefore lies min(1 h, validity) back, notAfter never passes the cap', async (t) => {
@@ -40,7 +55,16 @@ t.test('validity in milliseconds: notBefore lies min(1 h, validity) back, notAft
   const leaf = new X509Certificate(short.certPem);
   t.equal(Date.parse(leaf.validFrom), now - 30_000, 'a validity shorter than an hour is backdated by itself');
   t.equal(Date.parse(leaf.validTo), now + 30_000);
-  const capped = new X509Certificate((await issueCertificate(ca, { hosts: ['a.svc'], validityMs: 100 * 3_600_000, now, notAfterCap: Date.parse(caCert.validTo) })).certPem);
+  const capped = new X509Certificate(
+    (
+      await issueCertificate(ca, {
+        hosts: ['a.svc'],
+        validityMs: 100 * 3_600_000,
+        now,
+        notAfterCap: Date.parse(caCert.validTo),
+      })
+    ).certPem,
+  );
   t.equal(capped.validTo, caCert.validTo, 'cut at the CA’s end');
 });
 

@@ -35,7 +35,13 @@ t.test('requests in flight when the drain starts are all answered, then the serv
   t.teardown(() => agent.destroy());
   const uids = ['a', 'b', 'c', 'd'];
   const held = uids.map((uid, i) =>
-    holdRequest(s.port, s.authority.ca.certPem, i % 2 ? '/mutate' : '/validate', JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })), agent),
+    holdRequest(
+      s.port,
+      s.authority.ca.certPem,
+      i % 2 ? '/mutate' : '/validate',
+      JSON.stringify(review({ operation: 'CREATE', object: cloudProfile(), uid })),
+      agent,
+    ),
   );
   await until(async () => (await inFlight(s)) === uids.length);
 
@@ -60,7 +66,12 @@ t.test('requests in flight when the drain starts are all answered, then the serv
 t.test('a request that never completes is cut off when the grace period ends', async (t) => {
   const s = await startServer();
   t.teardown(s.close);
-  const stuck = holdRequest(s.port, s.authority.ca.certPem, '/validate', JSON.stringify(review({ operation: 'CREATE', object: cloudProfile() })));
+  const stuck = holdRequest(
+    s.port,
+    s.authority.ca.certPem,
+    '/validate',
+    JSON.stringify(review({ operation: 'CREATE', object: cloudProfile() })),
+  );
   await until(async () => (await inFlight(s)) === 1);
   t.same(await s.server.shutdown(200), { drained: false });
   t.equal(s.server.app.server.listening, false);
@@ -78,9 +89,14 @@ t.test('a request that never completes is cut off when the grace period ends', a
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const STATE = fileURLToPath(new URL('../fixtures/demo-state.yaml', import.meta.url));
-const REVIEW = readFileSync(fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)), 'utf8');
+const REVIEW = readFileSync(
+  fileURLToPath(new URL('../fixtures/review-remove-version-in-use.json', import.meta.url)),
+  'utf8',
+);
 const REVIEW_UID = (JSON.parse(REVIEW) as { request: { uid: string } }).request.uid;
-const CHART_VALUES = parseYaml(readFileSync(fileURLToPath(new URL('../../charts/version-policy/values.yaml', import.meta.url)), 'utf8')) as {
+const CHART_VALUES = parseYaml(
+  readFileSync(fileURLToPath(new URL('../../charts/version-policy/values.yaml', import.meta.url)), 'utf8'),
+) as {
   config: { server: { shutdownDelaySeconds: number } };
 };
 
@@ -99,14 +115,23 @@ interface Served {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-
 async function serveCli(t: Test, server: Record<string, unknown>): Promise<Served> {
   const dir = await tempDir(t, 'vp-shutdown-');
   const probePort = await freePort();
-  await writeFile(join(dir, 'config.json'), JSON.stringify({ server: { port: 0, probePort, ...server }, logLevel: 'info' }));
+  await writeFile(
+    join(dir, 'config.json'),
+    JSON.stringify({ server: { port: 0, probePort, ...server }, logLevel: 'info' }),
+  );
   // CLEAN_ENV: without tap's NODE_OPTIONS, whose exit hooks would handle SIGTERM for the server.
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
+    cwd: dir,
+    env: CLEAN_ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exit = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exit;
@@ -131,7 +156,9 @@ async function serveCli(t: Test, server: Record<string, unknown>): Promise<Serve
       ? Promise.resolve()
       : Promise.race([
           new Promise<void>((resolve) => waiters.push({ prefix, resolve })),
-          exit.then(({ code }) => Promise.reject(new Error(`serve exited ${code} before logging "${prefix}": ${stderr}`))),
+          exit.then(({ code }) =>
+            Promise.reject(new Error(`serve exited ${code} before logging "${prefix}": ${stderr}`)),
+          ),
         ]);
   const loggedAt = (prefix: string) => [...at.entries()].find(([m]) => m.startsWith(prefix))?.[1];
   const serverTime = (prefix: string) => [...time.entries()].find(([m]) => m.startsWith(prefix))?.[1];
@@ -158,7 +185,16 @@ function postReview(port: number, ca: string, agent: https.Agent | false): Promi
   return new Promise((resolve) => {
     let arrived = false;
     const req = https.request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/validate', ca, agent, timeout: 10_000, headers: { 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/validate',
+        ca,
+        agent,
+        timeout: 10_000,
+        headers: { 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -166,7 +202,11 @@ function postReview(port: number, ca: string, agent: https.Agent | false): Promi
         res.on('end', () => {
           const uid = res.statusCode === 200 ? (JSON.parse(text) as ReviewReply).response.uid : undefined;
           const connection = String(res.headers.connection ?? '');
-          resolve(uid === REVIEW_UID ? { at, arrived, status: 200, connection } : { at, arrived, status: res.statusCode ?? 0, error: `answer ${res.statusCode}: ${text.slice(0, 100)}` });
+          resolve(
+            uid === REVIEW_UID
+              ? { at, arrived, status: 200, connection }
+              : { at, arrived, status: res.statusCode ?? 0, error: `answer ${res.statusCode}: ${text.slice(0, 100)}` },
+          );
         });
         res.on('error', (e) => resolve({ at, failedAt: Date.now(), arrived, error: e.message }));
       },
@@ -177,7 +217,9 @@ function postReview(port: number, ca: string, agent: https.Agent | false): Promi
       else tlsSocket.once('secureConnect', () => (arrived = true));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ at, failedAt: Date.now(), arrived, error: e.code ?? e.message }));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ at, failedAt: Date.now(), arrived, error: e.code ?? e.message }),
+    );
     req.end(REVIEW);
   });
 }
@@ -220,65 +262,98 @@ function probeReadyz(port: number): Promise<number | string> {
 
 // The chart's delay (10 s) and 0; the chart's is shortened to 1 s: the same drain, 9 s sooner.
 for (const delaySeconds of [0, Math.min(1, CHART_VALUES.config.server.shutdownDelaySeconds)]) {
-  t.test(`SIGTERM under load at shutdownDelaySeconds ${delaySeconds}: 0 resets, 0 failures, /readyz 503 from the signal, exit 0`, async (t) => {
-    const s = await serveCli(t, { shutdownDelaySeconds: delaySeconds, shutdownGraceSeconds: 5 });
-    const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 2 });
-    t.teardown(() => keepAlive.destroy());
-    const loops = { keepAlive: [loadLoop(s.port, s.ca, keepAlive), loadLoop(s.port, s.ca, keepAlive)], fresh: [loadLoop(s.port, s.ca, false), loadLoop(s.port, s.ca, false)] };
-    const all = [...loops.keepAlive, ...loops.fresh];
-    await waitFor('load answered before the signal', () => all.every((l) => l.outcomes.some((o) => o.status === 200)), 10_000, 20);
+  t.test(
+    `SIGTERM under load at shutdownDelaySeconds ${delaySeconds}: 0 resets, 0 failures, /readyz 503 from the signal, exit 0`,
+    async (t) => {
+      const s = await serveCli(t, { shutdownDelaySeconds: delaySeconds, shutdownGraceSeconds: 5 });
+      const keepAlive = new https.Agent({ keepAlive: true, maxSockets: 2 });
+      t.teardown(() => keepAlive.destroy());
+      const loops = {
+        keepAlive: [loadLoop(s.port, s.ca, keepAlive), loadLoop(s.port, s.ca, keepAlive)],
+        fresh: [loadLoop(s.port, s.ca, false), loadLoop(s.port, s.ca, false)],
+      };
+      const all = [...loops.keepAlive, ...loops.fresh];
+      await waitFor(
+        'load answered before the signal',
+        () => all.every((l) => l.outcomes.some((o) => o.status === 200)),
+        10_000,
+        20,
+      );
 
-    s.child.kill('SIGTERM');
-    // Readiness, on both ports, until the process is gone.
-    const sent: { at: number; webhook: number | string; probe: number | string }[] = [];
-    let exited = false;
-    void s.exit.then(() => (exited = true));
-    while (!exited) {
-      const at = Date.now();
-      const [webhook, probe] = await Promise.all([readyz(s.port, s.ca), probeReadyz(s.probePort)]);
-      if (!exited) sent.push({ at, webhook, probe });
-      await sleep(50);
-    }
-    await Promise.all(all.map((l) => l.stop()));
-    const closedAt = s.loggedAt('no new connections');
-    t.ok(closedAt, 'the listener closed');
+      s.child.kill('SIGTERM');
+      // Readiness, on both ports, until the process is gone.
+      const sent: { at: number; webhook: number | string; probe: number | string }[] = [];
+      let exited = false;
+      void s.exit.then(() => (exited = true));
+      while (!exited) {
+        const at = Date.now();
+        const [webhook, probe] = await Promise.all([readyz(s.port, s.ca), probeReadyz(s.probePort)]);
+        if (!exited) sent.push({ at, webhook, probe });
+        await sleep(50);
+      }
+      await Promise.all(all.map((l) => l.stop()));
+      const closedAt = s.loggedAt('no new connections');
+      t.ok(closedAt, 'the listener closed');
 
-    const outcomes = all.flatMap((l) => l.outcomes);
-    const answered = outcomes.filter((o) => o.status === 200);
-    const resets = outcomes.filter((o) => o.error && o.arrived);
-    const refused = outcomes.filter((o) => o.error && !o.arrived);
-    t.same(resets, [], `0 resets or failures among the requests that arrived (${outcomes.length} sent, ${answered.length} answered, ${refused.length} refused before sending)`);
-    // The listener closes no sooner than the delay after the server handled the signal (its own
-    // log's clock; 2 ms for a timer's rounding), and a connection is refused only once it closed.
-    const listenerOpenUntil = (s.serverTime('shutting down') ?? Infinity) + delaySeconds * 1000 - 2;
-    t.ok((s.serverTime('no new connections') ?? 0) >= listenerOpenUntil, 'the listener stayed open for the shutdown delay');
-    t.same(
-      refused.filter((o) => (o.failedAt ?? 0) < listenerOpenUntil),
-      [],
-      'nothing refused during the shutdown delay; only new connections once the listener closed, which never carried a request',
-    );
-    // Requests sent once the server had handled the signal (as this process read its log line).
-    const handledAt = s.loggedAt('shutting down') ?? Infinity;
-    const probes = { webhook: sent.filter((p) => p.at >= handledAt).map((p) => p.webhook), probe: sent.filter((p) => p.at >= handledAt).map((p) => p.probe) };
-    const afterSignal = (ls: typeof all) => ls.flatMap((l) => l.outcomes).filter((o) => o.at >= handledAt && o.status === 200);
-    // At delay 0 a kept-alive client gets at most one answer after the signal, maybe none.
-    if (delaySeconds > 0) t.ok(afterSignal(loops.keepAlive).length > 0, `kept-alive clients answered after the signal (${afterSignal(loops.keepAlive).length})`);
-    t.ok(
-      afterSignal(loops.keepAlive).every((o) => o.connection === 'close'),
-      'every answer after the signal says Connection: close, so kept-alive callers reconnect to a pod that stays',
-    );
-    if (delaySeconds > 0) t.ok(afterSignal(loops.fresh).length > 0, `new connections accepted and answered during the delay (${afterSignal(loops.fresh).length})`);
-    t.ok(probes.probe.every((p) => p === 503 || typeof p === 'string'), `the probe port's /readyz answered 503 from the signal until it closed (${[...new Set(probes.probe)].join(' ')})`);
-    // At delay 0 the drain may be over before a probe is sent: the probe port closes with it.
-    if (delaySeconds > 0) t.ok(probes.probe.filter((p) => p === 503).length > 0, 'and did answer');
-    // Once the listener has closed, a new connection is refused, or reset if it was still in the
-    // kernel's accept queue: either way before its request was sent.
-    t.ok(
-      probes.webhook.every((p) => p === 503 || p === 'ECONNREFUSED' || p === 'ECONNRESET'),
-      `the webhook port's /readyz: 503 until its listener closed, then no connection (${[...new Set(probes.webhook)].join(' ')})`,
-    );
+      const outcomes = all.flatMap((l) => l.outcomes);
+      const answered = outcomes.filter((o) => o.status === 200);
+      const resets = outcomes.filter((o) => o.error && o.arrived);
+      const refused = outcomes.filter((o) => o.error && !o.arrived);
+      t.same(
+        resets,
+        [],
+        `0 resets or failures among the requests that arrived (${outcomes.length} sent, ${answered.length} answered, ${refused.length} refused before sending)`,
+      );
+      // The listener closes no sooner than the delay after the server handled the signal (its own
+      // log's clock; 2 ms for a timer's rounding), and a connection is refused only once it closed.
+      const listenerOpenUntil = (s.serverTime('shutting down') ?? Infinity) + delaySeconds * 1000 - 2;
+      t.ok(
+        (s.serverTime('no new connections') ?? 0) >= listenerOpenUntil,
+        'the listener stayed open for the shutdown delay',
+      );
+      t.same(
+        refused.filter((o) => (o.failedAt ?? 0) < listenerOpenUntil),
+        [],
+        'nothing refused during the shutdown delay; only new connections once the listener closed, which never carried a request',
+      );
+      // Requests sent once the server had handled the signal (as this process read its log line).
+      const handledAt = s.loggedAt('shutting down') ?? Infinity;
+      const probes = {
+        webhook: sent.filter((p) => p.at >= handledAt).map((p) => p.webhook),
+        probe: sent.filter((p) => p.at >= handledAt).map((p) => p.probe),
+      };
+      const afterSignal = (ls: typeof all) =>
+        ls.flatMap((l) => l.outcomes).filter((o) => o.at >= handledAt && o.status === 200);
+      // At delay 0 a kept-alive client gets at most one answer after the signal, maybe none.
+      if (delaySeconds > 0)
+        t.ok(
+          afterSignal(loops.keepAlive).length > 0,
+          `kept-alive clients answered after the signal (${afterSignal(loops.keepAlive).length})`,
+        );
+      t.ok(
+        afterSignal(loops.keepAlive).every((o) => o.connection === 'close'),
+        'every answer after the signal says Connection: close, so kept-alive callers reconnect to a pod that stays',
+      );
+      if (delaySeconds > 0)
+        t.ok(
+          afterSignal(loops.fresh).length > 0,
+          `new connections accepted and answered during the delay (${afterSignal(loops.fresh).length})`,
+        );
+      t.ok(
+        probes.probe.every((p) => p === 503 || typeof p === 'string'),
+        `the probe port's /readyz answered 503 from the signal until it closed (${[...new Set(probes.probe)].join(' ')})`,
+      );
+      // At delay 0 the drain may be over before a probe is sent: the probe port closes with it.
+      if (delaySeconds > 0) t.ok(probes.probe.filter((p) => p === 503).length > 0, 'and did answer');
+      // Once the listener has closed, a new connection is refused, or reset if it was still in the
+      // kernel's accept queue: either way before its request was sent.
+      t.ok(
+        probes.webhook.every((p) => p === 503 || p === 'ECONNREFUSED' || p === 'ECONNRESET'),
+        `the webhook port's /readyz: 503 until its listener closed, then no connection (${[...new Set(probes.webhook)].join(' ')})`,
+      );
 
-    t.same(await s.exit, { code: 0, signal: null }, 'a clean exit, before any hard stop');
-    t.ok(s.messages.includes('stopped: every request answered'));
-  });
+      t.same(await s.exit, { code: 0, signal: null }, 'a clean exit, before any hard stop');
+      t.ok(s.messages.includes('stopped: every request answered'));
+    },
+  );
 }

@@ -16,13 +16,36 @@ t.test('TLS 1.2 is accepted and anything older refused', async (t) => {
   t.equal(tls12.status, 200);
   const err = await new Promise<Error | undefined>((resolve) => {
     https
-      .get({ host: '127.0.0.1', port: s.port, path: '/healthz', ca: s.authority.ca.certPem, agent: false, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(undefined))
+      .get(
+        {
+          host: '127.0.0.1',
+          port: s.port,
+          path: '/healthz',
+          ca: s.authority.ca.certPem,
+          agent: false,
+          maxVersion: 'TLSv1.1',
+          minVersion: 'TLSv1',
+        },
+        () => resolve(undefined),
+      )
       .on('error', resolve);
   });
   // Refused by our floor (and by OpenSSL's own defaults); the pinned-1.2 client below shows the floor is not higher.
   t.ok(err, 'a TLS 1.1 client cannot connect');
   const pinned12 = await new Promise<number>((resolve, reject) => {
-    https.get({ host: '127.0.0.1', port: s.port, path: '/healthz', ca: s.authority.ca.certPem, agent: false, maxVersion: 'TLSv1.2' }, (res) => resolve(res.statusCode ?? 0)).on('error', reject);
+    https
+      .get(
+        {
+          host: '127.0.0.1',
+          port: s.port,
+          path: '/healthz',
+          ca: s.authority.ca.certPem,
+          agent: false,
+          maxVersion: 'TLSv1.2',
+        },
+        (res) => resolve(res.statusCode ?? 0),
+      )
+      .on('error', reject);
   });
   t.equal(pinned12, 200, 'a client limited to TLS 1.2 connects');
 });
@@ -40,7 +63,10 @@ t.test('with a client CA, client certificates are required (mTLS)', async (t) =>
   t.ok(anonymous, 'no client certificate: refused');
 
   const stranger = await authority('untrusted client CA');
-  const foreign = await request(s.port, 'POST', '/validate', body, { ca: s.authority.ca.certPem, cert: await stranger.issue(['intruder'], true) }).then(
+  const foreign = await request(s.port, 'POST', '/validate', body, {
+    ca: s.authority.ca.certPem,
+    cert: await stranger.issue(['intruder'], true),
+  }).then(
     () => undefined,
     (e: Error) => e,
   );
@@ -48,12 +74,29 @@ t.test('with a client CA, client certificates are required (mTLS)', async (t) =>
 });
 
 /** The suite and protocol a client offering only `ciphers` (at `version`) gets, or the error. */
-function handshake(s: TestServer, version: tls.SecureVersion, ciphers?: string): Promise<{ ok: boolean; cipher?: string; protocol?: string | null; fingerprint256?: string }> {
+function handshake(
+  s: TestServer,
+  version: tls.SecureVersion,
+  ciphers?: string,
+): Promise<{ ok: boolean; cipher?: string; protocol?: string | null; fingerprint256?: string }> {
   return new Promise((resolve) => {
     const socket = tls.connect(
-      { host: '127.0.0.1', port: s.port, ca: s.authority.ca.certPem, servername: 'localhost', minVersion: version, maxVersion: version, ...(ciphers ? { ciphers } : {}) },
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        ca: s.authority.ca.certPem,
+        servername: 'localhost',
+        minVersion: version,
+        maxVersion: version,
+        ...(ciphers ? { ciphers } : {}),
+      },
       () => {
-        resolve({ ok: true, cipher: socket.getCipher().name, protocol: socket.getProtocol(), fingerprint256: socket.getPeerCertificate().fingerprint256 });
+        resolve({
+          ok: true,
+          cipher: socket.getCipher().name,
+          protocol: socket.getProtocol(),
+          fingerprint256: socket.getPeerCertificate().fingerprint256,
+        });
         socket.destroy();
       },
     );
@@ -66,20 +109,34 @@ const REFUSED_TLS12 = {
   'CBC with SHA-1': 'ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA',
   'ARIA-GCM': 'ECDHE-ECDSA-ARIA128-GCM-SHA256:ECDHE-ECDSA-ARIA256-GCM-SHA384',
 };
-const ACCEPTED_TLS12 = ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-ECDSA-CHACHA20-POLY1305'];
+const ACCEPTED_TLS12 = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+];
 
 async function checkSuites(t: Test, s: TestServer): Promise<void> {
-  for (const [what, ciphers] of Object.entries(REFUSED_TLS12)) t.equal((await handshake(s, 'TLSv1.2', ciphers)).ok, false, `a TLS 1.2 client offering only ${what} is refused`);
-  for (const cipher of ACCEPTED_TLS12) t.match(await handshake(s, 'TLSv1.2', cipher), { ok: true, cipher, protocol: 'TLSv1.2' }, `${cipher} is accepted`);
+  for (const [what, ciphers] of Object.entries(REFUSED_TLS12))
+    t.equal((await handshake(s, 'TLSv1.2', ciphers)).ok, false, `a TLS 1.2 client offering only ${what} is refused`);
+  for (const cipher of ACCEPTED_TLS12)
+    t.match(await handshake(s, 'TLSv1.2', cipher), { ok: true, cipher, protocol: 'TLSv1.2' }, `${cipher} is accepted`);
   t.match(await handshake(s, 'TLSv1.3'), { ok: true, protocol: 'TLSv1.3' }, 'TLS 1.3 stays on');
 }
 
-t.test('TLS 1.2 offers only ECDHE with AES-GCM or CHACHA20-POLY1305 (Mozilla intermediate), also after a certificate reload', async (t) => {
-  const s = await startServer({ pollIntervalMs: 50, watch: false });
-  t.teardown(s.close);
-  const before = await handshake(s, 'TLSv1.3');
-  await checkSuites(t, s);
-  await writeCertFiles(s.dir, await s.authority.issue());
-  await until('the new certificate is served', async () => (await handshake(s, 'TLSv1.3')).fingerprint256 !== before.fingerprint256, 10_000, 50);
-  await checkSuites(t, s);
-});
+t.test(
+  'TLS 1.2 offers only ECDHE with AES-GCM or CHACHA20-POLY1305 (Mozilla intermediate), also after a certificate reload',
+  async (t) => {
+    const s = await startServer({ pollIntervalMs: 50, watch: false });
+    t.teardown(s.close);
+    const before = await handshake(s, 'TLSv1.3');
+    await checkSuites(t, s);
+    await writeCertFiles(s.dir, await s.authority.issue());
+    await until(
+      'the new certificate is served',
+      async () => (await handshake(s, 'TLSv1.3')).fingerprint256 !== before.fingerprint256,
+      10_000,
+      50,
+    );
+    await checkSuites(t, s);
+  },
+);

@@ -46,7 +46,11 @@ t.test('off by default: no /profiles on either port', async (t) => {
     t.equal(r.json().message, `no route for GET ${path}: ${hint}`, 'the 404 says how to turn the pages on');
   }
   t.equal((await s.get('/profilesx')).json().message, 'no route for GET /profilesx', 'other paths: the plain 404');
-  const probes = buildProbeServer({ readiness: s.server.readiness, metrics: s.server.metrics, logger: createLogger('silent') });
+  const probes = buildProbeServer({
+    readiness: s.server.readiness,
+    metrics: s.server.metrics,
+    logger: createLogger('silent'),
+  });
   t.teardown(() => probes.close());
   const probe = await probes.inject({ method: 'GET', url: '/profiles' });
   t.equal(probe.statusCode, 404);
@@ -60,7 +64,13 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   const list = await getPage(s, '/profiles');
   t.equal(list.status, 200);
   t.match(list.headers['content-type'], /^text\/html; charset=utf-8/);
-  const listed = byClass(parsePage(list.text).document, 'profile-link').map((li) => [textOf(one(li, (e) => e.tagName === 'a', 'link')), attr(one(li, (e) => e.tagName === 'a', 'link'), 'href')]);
+  const listed = byClass(parsePage(list.text).document, 'profile-link').map((li) => [
+    textOf(one(li, (e) => e.tagName === 'a', 'link')),
+    attr(
+      one(li, (e) => e.tagName === 'a', 'link'),
+      'href',
+    ),
+  ]);
   t.same(listed, [
     ['aws', 'profiles/aws'],
     ['garden-dev/aws-extended', 'profiles/garden-dev/aws-extended'],
@@ -70,7 +80,8 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   t.equal(page.status, 200);
   for (const [name, value] of Object.entries({
     'content-type': /^text\/html; charset=utf-8$/,
-    'content-security-policy': /^default-src 'none'; style-src 'unsafe-inline'; img-src data:;.*frame-ancestors 'none'$/,
+    'content-security-policy':
+      /^default-src 'none'; style-src 'unsafe-inline'; img-src data:;.*frame-ancestors 'none'$/,
     'x-content-type-options': /^nosniff$/,
     'cache-control': /^no-store$/,
   })) {
@@ -82,15 +93,30 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   t.same([attr(section, 'data-kind'), attr(section, 'data-name')], ['CloudProfile', 'aws']);
   const row = one(document, (e) => hasClass(e, 'row') && attr(e, 'data-version') === '1.31.7', 'row 1.31.7');
   t.equal(attr(row, 'data-shoots'), '2', 'counts from the cluster state');
-  t.same(new Set(byClass(document, 'now').map((g) => attr(g, 'data-at'))), new Set(['2026-09-01T00:00:00Z']), 'now is the server clock');
+  t.same(
+    new Set(byClass(document, 'now').map((g) => attr(g, 'data-at'))),
+    new Set(['2026-09-01T00:00:00Z']),
+    'now is the server clock',
+  );
   t.ok(byClass(document, 'forced-update').length > 0, 'forced updates');
   // No object bodies: ids, machine types, regions and annotations are not drawn, so not sent.
-  for (const absent of ['6f1c2a7d-0b3e-4c8a-9d52-1e7f3a9b0c41', '48213', 'm5.large', 'eu-west-1', 'credentialsBindingName', '10.180.0.0']) t.notOk(page.text.includes(absent), `no ${absent}`);
+  for (const absent of [
+    '6f1c2a7d-0b3e-4c8a-9d52-1e7f3a9b0c41',
+    '48213',
+    'm5.large',
+    'eu-west-1',
+    'credentialsBindingName',
+    '10.180.0.0',
+  ])
+    t.notOk(page.text.includes(absent), `no ${absent}`);
 
   const ncp = await getPage(s, '/profiles/garden-dev/aws-extended');
   t.equal(ncp.status, 200);
   const merged = parsePage(ncp.text).document;
-  t.equal(textOf(elements(merged, (e) => e.tagName === 'h1')[0]!), `NamespacedCloudProfile 'garden-dev/aws-extended' (parent CloudProfile "aws")`);
+  t.equal(
+    textOf(elements(merged, (e) => e.tagName === 'h1')[0]!),
+    `NamespacedCloudProfile 'garden-dev/aws-extended' (parent CloudProfile "aws")`,
+  );
   const extended = one(merged, (e) => hasClass(e, 'row') && attr(e, 'data-version') === '1.32.3', 'row 1.32.3');
   t.same(
     byClass(extended, 'segment').map((g) => attr(g, 'data-end')),
@@ -99,37 +125,86 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   );
 
   const head = await request(s.port, 'HEAD', '/profiles/aws', undefined, { ca: s.authority.ca.certPem });
-  t.same([head.status, head.text, head.headers['x-content-type-options']], [200, '', 'nosniff'], 'HEAD: headers, no body');
+  t.same(
+    [head.status, head.text, head.headers['x-content-type-options']],
+    [200, '', 'nosniff'],
+    'HEAD: headers, no body',
+  );
 });
 
-t.test('the index: each profile with its versions, Shoots, forced updates within 30 days and predicted failures', async (t) => {
-  const state = await loadStaticState([DEMO]);
-  const cells = (page: string) =>
-    byClass(parsePage(page).document, 'profile-link').map((row) => [
-      attr(row, 'data-name'),
-      ...['versions', 'shoots', 'forced', 'failing'].map((c) => attr(one(row, (e) => hasClass(e, c), c), 'data-count')),
+t.test(
+  'the index: each profile with its versions, Shoots, forced updates within 30 days and predicted failures',
+  async (t) => {
+    const state = await loadStaticState([DEMO]);
+    const cells = (page: string) =>
+      byClass(parsePage(page).document, 'profile-link').map((row) => [
+        attr(row, 'data-name'),
+        ...['versions', 'shoots', 'forced', 'failing'].map((c) =>
+          attr(
+            one(row, (e) => hasClass(e, c), c),
+            'data-count',
+          ),
+        ),
+      ]);
+    const now = Date.parse('2026-09-01T00:00:00Z');
+    const before = buildProbeServer({
+      readiness: new Readiness(state),
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+      pages: { state, now: () => now, forecast: { latest: () => undefined } },
+    });
+    t.teardown(() => before.close());
+    const pending = (await before.inject({ method: 'GET', url: '/profiles' })).body;
+    // aws lists 11 versions (Kubernetes and images); the NCP only changes an expiry of its parent's.
+    t.same(
+      cells(pending),
+      [
+        ['aws', '11', '3', '', ''],
+        ['garden-dev/aws-extended', '11', '1', '', ''],
+      ],
+      'before the first forecast: counts of the state, the forecast ones blank',
+    );
+    t.match(pending, 'The forecast counts come once the first fleet forecast is made');
+    const forecast = {
+      latest: () => ({
+        at: now - 120_000,
+        until: now + 30 * 86_400_000,
+        byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]),
+        chains: new Map(),
+      }),
+    };
+    const after = buildProbeServer({
+      readiness: new Readiness(state),
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+      pages: { state, now: () => now, forecast },
+    });
+    t.teardown(() => after.close());
+    const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
+    t.same(cells(page), [
+      ['aws', '11', '3', '2', '1'],
+      ['garden-dev/aws-extended', '11', '1', '0', '0'],
     ]);
-  const now = Date.parse('2026-09-01T00:00:00Z');
-  const before = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => now, forecast: { latest: () => undefined } } });
-  t.teardown(() => before.close());
-  const pending = (await before.inject({ method: 'GET', url: '/profiles' })).body;
-  // aws lists 11 versions (Kubernetes and images); the NCP only changes an expiry of its parent's.
-  t.same(cells(pending), [['aws', '11', '3', '', ''], ['garden-dev/aws-extended', '11', '1', '', '']], 'before the first forecast: counts of the state, the forecast ones blank');
-  t.match(pending, 'The forecast counts come once the first fleet forecast is made');
-  const forecast = { latest: () => ({ at: now - 120_000, until: now + 30 * 86_400_000, byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]), chains: new Map() }) };
-  const after = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => now, forecast } });
-  t.teardown(() => after.close());
-  const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
-  t.same(cells(page), [['aws', '11', '3', '2', '1'], ['garden-dev/aws-extended', '11', '1', '0', '0']]);
-  t.match(page, '(2 min ago)', 'says how old the forecast is');
-  // The profile pages take their steps from the same forecast: no request forecasts.
-  const aws = parsePage((await after.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
-  t.equal(attr(one(aws, (e) => hasClass(e, 'forecast-made'), 'forecast note'), 'data-at'), '2026-08-31T23:58:00Z');
-  t.match(textOf(one(aws, (e) => hasClass(e, 'forecast-summary'), 'summary')), /^Until 2026-10-01,/, "cut to the forecast's horizon");
-  const early = parsePage((await before.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
-  t.equal(byClass(early, 'forecast-pending').length, 1, 'before the first forecast the page says it is coming');
-  t.same(byClass(early, 'marks'), []);
-});
+    t.match(page, '(2 min ago)', 'says how old the forecast is');
+    // The profile pages take their steps from the same forecast: no request forecasts.
+    const aws = parsePage((await after.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
+    t.equal(
+      attr(
+        one(aws, (e) => hasClass(e, 'forecast-made'), 'forecast note'),
+        'data-at',
+      ),
+      '2026-08-31T23:58:00Z',
+    );
+    t.match(
+      textOf(one(aws, (e) => hasClass(e, 'forecast-summary'), 'summary')),
+      /^Until 2026-10-01,/,
+      "cut to the forecast's horizon",
+    );
+    const early = parsePage((await before.inject({ method: 'GET', url: '/profiles/aws' })).body).document;
+    t.equal(byClass(early, 'forecast-pending').length, 1, 'before the first forecast the page says it is coming');
+    t.same(byClass(early, 'marks'), []);
+  },
+);
 
 t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) => {
   const state = await loadStaticState([DEMO]);
@@ -151,7 +226,11 @@ t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) 
   }
   const window = parsePage((await getPage(s, '/profiles/aws?from=-30d&to=2027-01-01')).text).document;
   const chart = elements(window, (e) => e.tagName === 'svg' && hasClass(e, 'chart'))[0]!;
-  t.same([attr(chart, 'data-from'), attr(chart, 'data-to')], ['2026-08-02T00:00:00Z', '2027-01-01T00:00:00Z'], '?from= and ?to= set the window');
+  t.same(
+    [attr(chart, 'data-from'), attr(chart, 'data-to')],
+    ['2026-08-02T00:00:00Z', '2027-01-01T00:00:00Z'],
+    '?from= and ?to= set the window',
+  );
 
   const post = await s.post('/profiles/aws', {});
   t.same([post.status, post.headers.allow], [405, 'GET, HEAD'], 'read-only');
@@ -168,11 +247,17 @@ t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) 
 
 t.test('a NamespacedCloudProfile whose parent is not in the state: 404 that says why', async (t) => {
   const state = await loadStaticState([DEMO]);
-  const s = await startServer({ state: [...state.allProfiles()].filter((p) => p.kind === 'NamespacedCloudProfile'), config: UI_ON });
+  const s = await startServer({
+    state: [...state.allProfiles()].filter((p) => p.kind === 'NamespacedCloudProfile'),
+    config: UI_ON,
+  });
   t.teardown(s.close);
   const res = await getPage(s, '/profiles/garden-dev/aws-extended');
   t.equal(res.status, 404);
-  t.match(res.text, /the parent CloudProfile "aws" of NamespacedCloudProfile 'garden-dev\/aws-extended' is not in the state/);
+  t.match(
+    res.text,
+    /the parent CloudProfile "aws" of NamespacedCloudProfile 'garden-dev\/aws-extended' is not in the state/,
+  );
 });
 
 t.test('pages are kept for a few seconds, and slow builds hold the next back: admission comes first', async (t) => {
@@ -181,7 +266,12 @@ t.test('pages are kept for a few seconds, and slow builds hold the next back: ad
   let pageNow = Date.parse('2026-09-01T00:00:00Z');
   // Every reading of the clock is 200 ms after the last: each build "takes" 200 ms.
   let clock = 0;
-  const probes = buildProbeServer({ readiness: new Readiness(state), metrics: createMetrics(), logger: createLogger('silent'), pages: { state, now: () => (pageNow += 1000), monotonic: () => (clock += 200) } });
+  const probes = buildProbeServer({
+    readiness: new Readiness(state),
+    metrics: createMetrics(),
+    logger: createLogger('silent'),
+    pages: { state, now: () => (pageNow += 1000), monotonic: () => (clock += 200) },
+  });
   t.teardown(() => probes.close());
   const get = async (url: string) => {
     const res = await probes.inject({ method: 'GET', url });
@@ -219,7 +309,12 @@ t.test('serve: on the plain-HTTP probe port when there is one, and not on the HT
   for (let attempt = 0; !running && attempt < 3; attempt++) {
     const cfg = config({ server: { host: '127.0.0.1', port: 0, probePort: await freePort(), ui: { enabled: true } } });
     try {
-      running = await startWebhook({ config: cfg, stateFiles: [DEMO], logger: createLogger('silent'), devCertDir: dir });
+      running = await startWebhook({
+        config: cfg,
+        stateFiles: [DEMO],
+        logger: createLogger('silent'),
+        devCertDir: dir,
+      });
     } catch (err) {
       if (!(err instanceof ListenError)) throw err;
     }
@@ -231,8 +326,16 @@ t.test('serve: on the plain-HTTP probe port when there is one, and not on the HT
   t.match(page.headers.get('content-security-policy'), /^default-src 'none'/);
   const { document } = parsePage(await page.text());
   const drawnNow = Date.parse(attr(byClass(document, 'now')[0]!, 'data-at') ?? '');
-  t.ok(startedAt <= drawnNow && drawnNow <= Date.now(), 'now is the server clock: drawn between the start of this test and the answer');
-  const https = await request(Number(new URL(running!.url).port), 'GET', '/profiles', undefined, { ca: await readFile(join(dir, 'ca.crt'), 'utf8') });
+  t.ok(
+    startedAt <= drawnNow && drawnNow <= Date.now(),
+    'now is the server clock: drawn between the start of this test and the answer',
+  );
+  const https = await request(Number(new URL(running!.url).port), 'GET', '/profiles', undefined, {
+    ca: await readFile(join(dir, 'ca.crt'), 'utf8'),
+  });
   t.equal(https.status, 404, 'the HTTPS port serves no pages: the probe port does');
-  t.match(https.json().message, /^no route for GET \/profiles: the timeline pages are on the probe port \(server\.probePort \d+\), over plain HTTP$/);
+  t.match(
+    https.json().message,
+    /^no route for GET \/profiles: the timeline pages are on the probe port \(server\.probePort \d+\), over plain HTTP$/,
+  );
 });

@@ -71,14 +71,19 @@ const seconds = (ms: number) => Math.round(ms / 1000);
  * Why the informers' caches cannot be judged against now, in words a denial can carry. Asked on
  * every read of the index's `synced`: the answer "nothing" allocates nothing.
  */
-export function notReadyReasonOf(informers: readonly Informer[], maxStaleMs: number, now = Date.now()): string | undefined {
+export function notReadyReasonOf(
+  informers: readonly Informer[],
+  maxStaleMs: number,
+  now = Date.now(),
+): string | undefined {
   let fine = true;
   for (const i of informers) if (!i.synced || i.ageMs(now) > maxStaleMs) fine = false;
   if (fine) return undefined;
   const unlisted = informers.filter((i) => !i.synced);
   if (unlisted.length > 0) {
     const failing = unlisted.map((i) => i.failing).filter((f) => f !== undefined);
-    const since = failing.length > 0 ? failing.reduce((m, f) => Math.min(m, f.since), Number.POSITIVE_INFINITY) : undefined;
+    const since =
+      failing.length > 0 ? failing.reduce((m, f) => Math.min(m, f.since), Number.POSITIVE_INFINITY) : undefined;
     const attempts = failing.reduce((n, f) => n + f.attempts, 0);
     return (
       `the webhook has not finished reading ${unlisted.map((i) => i.resource.plural).join(', ')} from the API server` +
@@ -86,7 +91,9 @@ export function notReadyReasonOf(informers: readonly Informer[], maxStaleMs: num
     );
   }
   const stale = informers.filter((i) => i.ageMs(now) > maxStaleMs);
-  const which = stale.map((i) => `${i.resource.plural} (last current ${iso(i.lastCurrent ?? i.startedAt)}, ${seconds(i.ageMs(now))} s ago)`);
+  const which = stale.map(
+    (i) => `${i.resource.plural} (last current ${iso(i.lastCurrent ?? i.startedAt)}, ${seconds(i.ageMs(now))} s ago)`,
+  );
   return `the cached ${which.join(', ')} ${stale.length === 1 ? 'is' : 'are'} older than the ${seconds(maxStaleMs)} s bound (cluster.maxStaleSeconds) while the webhook reconnects to the API server; retry shortly`;
 }
 
@@ -100,7 +107,12 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
   const maxStaleMs = opts.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
   const silenceMs = opts.silenceMs ?? maxStaleMs / 4;
   opts.logger?.info(
-    { server: conn.server, kubeconfig: opts.kubeConfig ? 'given' : describeSource(kubeConfigSource(opts.kubeconfig)), maxStaleSeconds: maxStaleMs / 1000, watchSilenceSeconds: silenceMs / 1000 },
+    {
+      server: conn.server,
+      kubeconfig: opts.kubeConfig ? 'given' : describeSource(kubeConfigSource(opts.kubeconfig)),
+      maxStaleSeconds: maxStaleMs / 1000,
+      watchSilenceSeconds: silenceMs / 1000,
+    },
     'starting cluster informers',
   );
 
@@ -114,7 +126,14 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
   synced.catch(() => undefined);
 
   const byKind = new Map<Kind, Informer>();
-  const metrics = informerMetrics({ index: opts.index, kinds: RESOURCES.map((r) => r.kind), ageSeconds: (kind) => (byKind.get(kind)?.ageMs() ?? 0) / 1000 }, opts.registry);
+  const metrics = informerMetrics(
+    {
+      index: opts.index,
+      kinds: RESOURCES.map((r) => r.kind),
+      ageSeconds: (kind) => (byKind.get(kind)?.ageMs() ?? 0) / 1000,
+    },
+    opts.registry,
+  );
   const informers: Informer[] = RESOURCES.map(
     (resource) =>
       new Informer(resource, {
@@ -130,7 +149,14 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
         signal: controller.signal,
         onSynced() {
           if (!informers.every((i) => i.synced)) return;
-          opts.logger?.info({ shoots: opts.index.count('Shoot'), cloudProfiles: opts.index.count('CloudProfile'), namespacedCloudProfiles: opts.index.count('NamespacedCloudProfile') }, 'cluster state synced');
+          opts.logger?.info(
+            {
+              shoots: opts.index.count('Shoot'),
+              cloudProfiles: opts.index.count('CloudProfile'),
+              namespacedCloudProfiles: opts.index.count('NamespacedCloudProfile'),
+            },
+            'cluster state synced',
+          );
           resolveSynced();
         },
       }),
@@ -165,18 +191,32 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
 /** Logs when a synced cache goes stale, and when it is current again: the age metric shows the rest. */
 function staleWatchdog(informers: readonly Informer[], maxStaleMs: number, logger: Logger | undefined): NodeJS.Timeout {
   let stale = new Set<Informer>();
-  const timer = setInterval(() => {
-    const now = Date.now();
-    const nowStale = new Set(informers.filter((i) => i.synced && i.ageMs(now) > maxStaleMs));
-    for (const i of nowStale) {
-      if (stale.has(i)) continue;
-      logger?.warn({ resource: i.resource.plural, lastCurrent: iso(i.lastCurrent ?? i.startedAt), maxStaleSeconds: maxStaleMs / 1000 }, `cached ${i.resource.plural} are stale: not ready until they are current again`);
-    }
-    for (const i of stale) {
-      if (!nowStale.has(i)) logger?.info({ resource: i.resource.plural, ageSeconds: i.ageMs(now) / 1000 }, `cached ${i.resource.plural} are current again`);
-    }
-    stale = nowStale;
-  }, Math.min(STALE_CHECK_MS, maxStaleMs / 4)); // config allows 10 s and up; tests bound at 1 s
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      const nowStale = new Set(informers.filter((i) => i.synced && i.ageMs(now) > maxStaleMs));
+      for (const i of nowStale) {
+        if (stale.has(i)) continue;
+        logger?.warn(
+          {
+            resource: i.resource.plural,
+            lastCurrent: iso(i.lastCurrent ?? i.startedAt),
+            maxStaleSeconds: maxStaleMs / 1000,
+          },
+          `cached ${i.resource.plural} are stale: not ready until they are current again`,
+        );
+      }
+      for (const i of stale) {
+        if (!nowStale.has(i))
+          logger?.info(
+            { resource: i.resource.plural, ageSeconds: i.ageMs(now) / 1000 },
+            `cached ${i.resource.plural} are current again`,
+          );
+      }
+      stale = nowStale;
+    },
+    Math.min(STALE_CHECK_MS, maxStaleMs / 4),
+  ); // config allows 10 s and up; tests bound at 1 s
   timer.unref();
   return timer;
 }

@@ -105,7 +105,9 @@ export class Informer {
 
   /** The run of failed requests going on now, if any. */
   get failing(): FailureReport | undefined {
-    return this.failingSince === undefined ? undefined : { attempts: this.failures, since: this.failingSince, error: this.lastError };
+    return this.failingSince === undefined
+      ? undefined
+      : { attempts: this.failures, since: this.failingSince, error: this.lastError };
   }
 
   /** Runs until the signal aborts. Never throws. */
@@ -118,7 +120,15 @@ export class Informer {
         const end = await this.watch();
         this.s.metrics.watchRestarted(this.resource.kind, end.reason);
         delay = this.delayAfter(end);
-        this.log?.debug({ reason: end.reason, livedMs: end.livedMs, resourceVersion: this.resourceVersion, delayMs: Math.round(delay) }, 'watch ended; reopening');
+        this.log?.debug(
+          {
+            reason: end.reason,
+            livedMs: end.livedMs,
+            resourceVersion: this.resourceVersion,
+            delayMs: Math.round(delay),
+          },
+          'watch ended; reopening',
+        );
       } catch (err) {
         if (this.s.signal.aborted) break;
         delay = this.failed(this.needsList ? 'list' : 'watch', err as Error);
@@ -153,7 +163,13 @@ export class Informer {
     this.s.metrics.failed(this.resource.kind, verb);
     const delay = this.backoff.next((err as Partial<ApiError>).retryAfterMs);
     this.log?.warn(
-      { err: err.message, attempts: this.failures, failingSince: new Date(this.failingSince).toISOString(), delayMs: Math.round(delay), synced: this.hasSynced },
+      {
+        err: err.message,
+        attempts: this.failures,
+        failingSince: new Date(this.failingSince).toISOString(),
+        delayMs: Math.round(delay),
+        synced: this.hasSynced,
+      },
       `${verb} of ${this.resource.plural} failed; retrying`,
     );
     return delay;
@@ -163,7 +179,14 @@ export class Informer {
   private reconnected(): void {
     this.backoff.reset();
     if (this.failingSince === undefined) return;
-    this.log?.info({ attempts: this.failures, failingSince: new Date(this.failingSince).toISOString(), downMs: Date.now() - this.failingSince }, `${this.resource.plural}: reached the API server again`);
+    this.log?.info(
+      {
+        attempts: this.failures,
+        failingSince: new Date(this.failingSince).toISOString(),
+        downMs: Date.now() - this.failingSince,
+      },
+      `${this.resource.plural}: reached the API server again`,
+    );
     this.failures = 0;
     this.failingSince = undefined;
     this.lastError = '';
@@ -192,7 +215,17 @@ export class Informer {
     this.reconnected();
     this.s.metrics.listed(kind);
     const { unchanged, rejected, yields, resourceVersion } = built;
-    this.log?.info({ objects: built.store.size, unchanged, rejected, yields, resourceVersion, durationMs: Date.now() - built.requestedAt }, `listed ${this.resource.plural}`);
+    this.log?.info(
+      {
+        objects: built.store.size,
+        unchanged,
+        rejected,
+        yields,
+        resourceVersion,
+        durationMs: Date.now() - built.requestedAt,
+      },
+      `listed ${this.resource.plural}`,
+    );
     if (!this.hasSynced) {
       this.hasSynced = true;
       this.s.metrics.synced(kind, true);
@@ -237,7 +270,10 @@ export class Informer {
     } catch (err) {
       if (this.s.signal.aborted) throw err;
       if (silence.signal.aborted) {
-        this.log?.debug({ silentMs: this.s.silenceMs, resourceVersion: this.resourceVersion }, `watch of ${this.resource.plural} silent; reopening`);
+        this.log?.debug(
+          { silentMs: this.s.silenceMs, resourceVersion: this.resourceVersion },
+          `watch of ${this.resource.plural} silent; reopening`,
+        );
         return { reason: 'silent', livedMs: lived() };
       }
       this.log?.info({ err: (err as Error).message }, `watch of ${this.resource.plural} dropped`);
@@ -250,7 +286,10 @@ export class Informer {
   }
 
   private expired(): WatchEnd {
-    this.log?.info({ resourceVersion: this.resourceVersion }, `resourceVersion of ${this.resource.plural} expired (410 Gone); relisting`);
+    this.log?.info(
+      { resourceVersion: this.resourceVersion },
+      `resourceVersion of ${this.resource.plural} expired (410 Gone); relisting`,
+    );
     return { reason: 'expired', livedMs: 0 };
   }
 
@@ -269,7 +308,8 @@ export class Informer {
       if (trimmed.ok) this.s.index.upsert(trimmed.object);
       else {
         // Keeping the stale version would answer from an object that no longer exists.
-        if (typeof meta.name === 'string') this.s.index.remove(kind, typeof meta.namespace === 'string' ? meta.namespace : undefined, meta.name);
+        if (typeof meta.name === 'string')
+          this.s.index.remove(kind, typeof meta.namespace === 'string' ? meta.namespace : undefined, meta.name);
         this.reject(nameOf(ev.object), formatFieldErrors(trimmed.errors));
       }
     } else if (ev.type === 'DELETED' && typeof meta.name === 'string') {

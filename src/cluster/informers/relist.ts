@@ -35,7 +35,12 @@ export interface BuildOptions {
 }
 
 /** Builds `kind`'s store from the pages of a LIST; undefined if aborted on the way. */
-export async function buildStore(kind: Kind, pages: AsyncIterable<RawPage>, serving: KindStore, opts: BuildOptions): Promise<BuiltStore | undefined> {
+export async function buildStore(
+  kind: Kind,
+  pages: AsyncIterable<RawPage>,
+  serving: KindStore,
+  opts: BuildOptions,
+): Promise<BuiltStore | undefined> {
   const store = emptyStore(kind);
   const slicer = new Slicer(opts.sliceMs);
   const built: BuiltStore = { store, resourceVersion: '', requestedAt: 0, unchanged: 0, rejected: 0, yields: 0 };
@@ -59,7 +64,13 @@ export async function buildStore(kind: Kind, pages: AsyncIterable<RawPage>, serv
  * in slices they survived several scavenges, were promoted, and waited for a full GC: at 100,000
  * Shoots that held the heap about 100 MB higher during a relist. Only indexing is sliced.
  */
-function trimPage(kind: Kind, page: RawPage, serving: KindStore, built: BuiltStore, opts: BuildOptions): PolicedObject[] {
+function trimPage(
+  kind: Kind,
+  page: RawPage,
+  serving: KindStore,
+  built: BuiltStore,
+  opts: BuildOptions,
+): PolicedObject[] {
   const objects: PolicedObject[] = [];
   for (const raw of page.items) {
     const same = unchanged(serving, raw);

@@ -19,7 +19,8 @@ export function eventsByVersion(shoot: Shoot, events: readonly ForecastEvent[]):
     const c = event.component;
     if (c.kind === 'run') out.push({ kind: 'kubernetes', image: null, version: controlPlane, event });
     else if (event.from === undefined) continue;
-    else if (c.kind === 'machine-image') out.push({ kind: 'machine-image', image: c.image, version: event.from, event });
+    else if (c.kind === 'machine-image')
+      out.push({ kind: 'machine-image', image: c.image, version: event.from, event });
     else out.push({ kind: 'kubernetes', image: null, version: event.from, event });
     if (c.kind === 'kubernetes' && c.pool === undefined && event.to) controlPlane = event.to;
   }

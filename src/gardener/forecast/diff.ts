@@ -17,7 +17,9 @@ export interface ForecastChange {
 export function diffForecasts(current: Forecast, proposed: Forecast): ForecastChange[] {
   const index = (f: Forecast) => {
     const out = new Map<string, { shoot: string; profile: string; event: ForecastEvent }>();
-    for (const s of f.shoots) for (const event of s.events) out.set(`${s.shoot}\u0000${keyOf(event)}`, { shoot: s.shoot, profile: s.profile, event });
+    for (const s of f.shoots)
+      for (const event of s.events)
+        out.set(`${s.shoot}\u0000${keyOf(event)}`, { shoot: s.shoot, profile: s.profile, event });
     return out;
   };
   const [before, after] = [index(current), index(proposed)];
@@ -25,12 +27,20 @@ export function diffForecasts(current: Forecast, proposed: Forecast): ForecastCh
   for (const [key, a] of after) {
     const b = before.get(key);
     if (!b) changes.push({ kind: 'new', ...a });
-    else if (b.event.at !== a.event.at) changes.push({ kind: a.event.at < b.event.at ? 'earlier' : 'later', ...a, before: b.event.at });
+    else if (b.event.at !== a.event.at)
+      changes.push({ kind: a.event.at < b.event.at ? 'earlier' : 'later', ...a, before: b.event.at });
   }
   for (const [key, b] of before) if (!after.has(key)) changes.push({ kind: 'gone', ...b });
   return changes.sort((x, y) => x.event.at - y.event.at || x.shoot.localeCompare(y.shoot));
 }
 
 function keyOf(e: ForecastEvent): string {
-  return [componentText(e.component), e.mode, e.from ?? '', e.to ?? '', e.failure?.kind ?? '', e.trap?.issue ?? ''].join('\u0000');
+  return [
+    componentText(e.component),
+    e.mode,
+    e.from ?? '',
+    e.to ?? '',
+    e.failure?.kind ?? '',
+    e.trap?.issue ?? '',
+  ].join('\u0000');
 }

@@ -10,7 +10,8 @@ import type { Forecast, ShootForecast } from './types.js';
 const DAY_MS = 86_400_000;
 
 /** One Shoot's outcome: its forecast, or why it has none. */
-export type ShootOutcome = { object: Shoot; forecast: ShootForecast } | { object: Shoot; skipped: { shoot: string; why: string } };
+export type ShootOutcome =
+  { object: Shoot; forecast: ShootForecast } | { object: Shoot; skipped: { shoot: string; why: string } };
 
 export function forecastFleet(state: ClusterState, now: number, days: number): Forecast {
   const until = now + days * DAY_MS;
@@ -42,7 +43,10 @@ export function* forecastEach(state: ClusterState, now: number, until: number, s
     if (!specs.has(refKey)) specs.set(refKey, ref ? effectiveSpec(state, ref) : undefined);
     const spec = specs.get(refKey);
     if (!ref || !spec) {
-      yield { object: shoot, skipped: { shoot: key, why: ref ? `its profile ${refKey} is not in the state` : 'it names no profile' } };
+      yield {
+        object: shoot,
+        skipped: { shoot: key, why: ref ? `its profile ${refKey} is not in the state` : 'it names no profile' },
+      };
       continue;
     }
     const { window, events } = forecastShoot(shoot, spec, now, until);

@@ -30,7 +30,12 @@ export function poolFacts(worker: Worker, profile: CloudProfileSpec): PoolFacts 
 }
 
 /** The first filter a version fails for this pool, or undefined when it is a candidate. */
-export function failedFilter(v: MachineImageVersion, pool: PoolFacts, kubelet: string, current: string): FilterName | undefined {
+export function failedFilter(
+  v: MachineImageVersion,
+  pool: PoolFacts,
+  kubelet: string,
+  current: string,
+): FilterName | undefined {
   if (!architecturesOf(v).includes(pool.architecture)) return 'architecture';
   // CloudProfile defaulting gives a version without `cri` containerd (maint/helper/helper.go, filterForCRI).
   const cris = v.cri ?? [{ name: 'containerd' }];
@@ -38,13 +43,19 @@ export function failedFilter(v: MachineImageVersion, pool: PoolFacts, kubelet: s
   if (!cri) return 'cri';
   const runtimes = new Set((cri.containerRuntimes ?? []).map((r) => r.type));
   if (pool.containerRuntimes.some((r) => !runtimes.has(r))) return 'cri';
-  if (v.kubeletVersionConstraint !== undefined && !kubeletAccepted(v.kubeletVersionConstraint, kubelet)) return 'kubelet';
+  if (v.kubeletVersionConstraint !== undefined && !kubeletAccepted(v.kubeletVersionConstraint, kubelet))
+    return 'kubelet';
   if (pool.inPlace && !inPlaceReachable(v, current)) return 'in-place';
   return undefined;
 }
 
 /** The versions the pool may use; `removed` says which filter dropped how many. */
-export function poolCandidates(versions: readonly MachineImageVersion[], pool: PoolFacts, kubelet: string, current: string): { kept: MachineImageVersion[]; removed: Map<FilterName, number> } {
+export function poolCandidates(
+  versions: readonly MachineImageVersion[],
+  pool: PoolFacts,
+  kubelet: string,
+  current: string,
+): { kept: MachineImageVersion[]; removed: Map<FilterName, number> } {
   const kept: MachineImageVersion[] = [];
   const removed = new Map<FilterName, number>();
   for (const v of versions) {
@@ -77,7 +88,10 @@ export function kubeletAccepted(constraint: string, kubelet: string): boolean {
   if (ok === undefined) {
     const range = constraint.replace(/,/g, ' ').replace(/~>/g, '~').replace(/=>/g, '>=').replace(/=</g, '<=');
     const version = parseVersion(kubelet);
-    ok = version !== undefined && semver.validRange(range) !== null && semver.satisfies(version, range, { includePrerelease: true });
+    ok =
+      version !== undefined &&
+      semver.validRange(range) !== null &&
+      semver.satisfies(version, range, { includePrerelease: true });
     if (constraintCache.size > 10_000) constraintCache.clear();
     constraintCache.set(key, ok);
   }

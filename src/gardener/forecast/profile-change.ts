@@ -69,13 +69,17 @@ const EVERY_VERSION = '\u0000every';
  * The highest changed version per list ('' for Kubernetes, else the lower-cased image name), or
  * EVERY_VERSION; lists the UPDATE leaves alone are absent.
  */
-export function changedLists(before: Pick<CloudProfileSpec, 'kubernetes' | 'machineImages'>, after: Pick<CloudProfileSpec, 'kubernetes' | 'machineImages'>): Map<string, string> {
+export function changedLists(
+  before: Pick<CloudProfileSpec, 'kubernetes' | 'machineImages'>,
+  after: Pick<CloudProfileSpec, 'kubernetes' | 'machineImages'>,
+): Map<string, string> {
   const out = new Map<string, string>();
   const k8s = highestChanged(before.kubernetes?.versions ?? [], after.kubernetes?.versions ?? []);
   if (k8s !== undefined) out.set('', k8s);
   const images = new Map<string, [MachineImage | undefined, MachineImage | undefined]>();
   for (const i of before.machineImages ?? []) images.set(i.name.toLowerCase(), [i, undefined]);
-  for (const i of after.machineImages ?? []) images.set(i.name.toLowerCase(), [images.get(i.name.toLowerCase())?.[0], i]);
+  for (const i of after.machineImages ?? [])
+    images.set(i.name.toLowerCase(), [images.get(i.name.toLowerCase())?.[0], i]);
   for (const [name, [b, a]] of images) {
     if (!b || !a || b.updateStrategy !== a.updateStrategy) out.set(name, EVERY_VERSION);
     else {
@@ -119,7 +123,13 @@ interface MachineImagePair {
   after?: MachineImage;
 }
 
-export function forecastFindings(sources: readonly ForecastSource[], changed: ReadonlyMap<string, string>, state: ClusterState, now: number, opts: ForecastOptions): ForecastResult {
+export function forecastFindings(
+  sources: readonly ForecastSource[],
+  changed: ReadonlyMap<string, string>,
+  state: ClusterState,
+  now: number,
+  opts: ForecastOptions,
+): ForecastResult {
   const findings = new Map<string, ForecastFinding>();
   const budget = { left: ENTRY_BUDGET, skipped: 0 };
   for (const source of sources) {
@@ -175,7 +185,9 @@ export function forecastFindings(sources: readonly ForecastSource[], changed: Re
 }
 
 function usesOf(state: ClusterState, ref: ProfileRef, chain: Chain): VersionUse[] {
-  return chain.image ? state.machineImageVersionUsers(ref, chain.image.name, chain.version) : state.kubernetesVersionUsers(ref, chain.version);
+  return chain.image
+    ? state.machineImageVersionUsers(ref, chain.image.name, chain.version)
+    : state.kubernetesVersionUsers(ref, chain.version);
 }
 
 const FLAGS = [true, false];
@@ -184,14 +196,26 @@ const FLAGS = [true, false];
  * The chains to step: each version in use (by the count indexes) at or below its list's bound,
  * with each auto-update flag, and for images each pool kind the list tells apart.
  */
-function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfileSpec, changed: ReadonlyMap<string, string>, state: ClusterState): Generator<Chain> {
+function* chainsOf(
+  ref: ProfileRef,
+  before: CloudProfileSpec,
+  after: CloudProfileSpec,
+  changed: ReadonlyMap<string, string>,
+  state: ClusterState,
+): Generator<Chain> {
   const within = (bound: string, v: string) => bound === EVERY_VERSION || compareVersions(v, bound) <= 0;
   const k8sBound = changed.get('');
   if (k8sBound !== undefined) {
     // A version the update removes is IN-USE's to deny while Shoots run it: only the kept ones step.
     for (const version of new Set(after.kubernetes.versions.map((v) => v.version))) {
       if (!within(k8sBound, version) || state.kubernetesVersionShootCount(ref, version) === 0) continue;
-      for (const autoUpdate of FLAGS) yield { version, autoUpdate, kind: String(autoUpdate), kindOf: (u) => String(autoUpdateOf(u.shoot).kubernetes) };
+      for (const autoUpdate of FLAGS)
+        yield {
+          version,
+          autoUpdate,
+          kind: String(autoUpdate),
+          kindOf: (u) => String(autoUpdateOf(u.shoot).kubernetes),
+        };
     }
   }
   for (const [name, bound] of changed) {
@@ -207,7 +231,8 @@ function* chainsOf(ref: ProfileRef, before: CloudProfileSpec, after: CloudProfil
   }
 }
 
-const findImage = (spec: CloudProfileSpec, lowerName: string) => spec.machineImages.find((i) => i.name.toLowerCase() === lowerName);
+const findImage = (spec: CloudProfileSpec, lowerName: string) =>
+  spec.machineImages.find((i) => i.name.toLowerCase() === lowerName);
 
 /**
  * The pool kinds an image's filters tell apart, read once per image: where they read only
@@ -217,18 +242,42 @@ const findImage = (spec: CloudProfileSpec, lowerName: string) => spec.machineIma
  */
 function poolKindsOf(image: MachineImagePair): PoolFacts[] | undefined {
   const all = [...(image.before?.versions ?? []), ...image.after!.versions];
-  if (all.some((v) => v.kubeletVersionConstraint !== undefined || (v.cri ?? []).some((c) => (c.containerRuntimes ?? []).length > 0))) return undefined;
+  if (
+    all.some(
+      (v) =>
+        v.kubeletVersionConstraint !== undefined || (v.cri ?? []).some((c) => (c.containerRuntimes ?? []).length > 0),
+    )
+  )
+    return undefined;
   const cris = [...new Set(['containerd', ...all.flatMap((v) => (v.cri ?? []).map((c) => c.name))])];
   // Without any in-place support an in-place pool fails alike under both profiles: no kind of its own.
   const inPlace = all.some((v) => v.inPlaceUpdates !== undefined) ? FLAGS : [false];
-  return [...new Set(all.flatMap(architecturesOf))].flatMap((architecture) => cris.flatMap((cri) => inPlace.map((ip) => ({ architecture, cri, containerRuntimes: [], inPlace: ip }))));
+  return [...new Set(all.flatMap(architecturesOf))].flatMap((architecture) =>
+    cris.flatMap((cri) => inPlace.map((ip) => ({ architecture, cri, containerRuntimes: [], inPlace: ip }))),
+  );
 }
 
 /** The chains of one image version: one per auto-update flag and pool kind. */
-function* imageChains(image: MachineImagePair, kinds: readonly PoolFacts[] | undefined, version: string, after: CloudProfileSpec, ref: ProfileRef, state: ClusterState): Generator<Chain> {
+function* imageChains(
+  image: MachineImagePair,
+  kinds: readonly PoolFacts[] | undefined,
+  version: string,
+  after: CloudProfileSpec,
+  ref: ProfileRef,
+  state: ClusterState,
+): Generator<Chain> {
   if (kinds) {
     for (const autoUpdate of FLAGS) {
-      for (const facts of kinds) yield { image, version, autoUpdate, facts, kubelet: '', kind: `${autoUpdate}\u0000${factsKey(facts)}`, kindOf: (u) => fastKindOf(u, after) };
+      for (const facts of kinds)
+        yield {
+          image,
+          version,
+          autoUpdate,
+          facts,
+          kubelet: '',
+          kind: `${autoUpdate}\u0000${factsKey(facts)}`,
+          kindOf: (u) => fastKindOf(u, after),
+        };
     }
     return;
   }
@@ -238,7 +287,15 @@ function* imageChains(image: MachineImagePair, kinds: readonly PoolFacts[] | und
     const facts = poolOf(use, after);
     const key = poolKindOf(use, after);
     if (!facts || key === undefined || byKind.has(key)) continue;
-    byKind.set(key, { image, version, autoUpdate: autoUpdateOf(use.shoot).image, facts, kubelet: kubeletOf(use), kind: key, kindOf: (u) => poolKindOf(u, after) });
+    byKind.set(key, {
+      image,
+      version,
+      autoUpdate: autoUpdateOf(use.shoot).image,
+      facts,
+      kubelet: kubeletOf(use),
+      kind: key,
+      kindOf: (u) => poolKindOf(u, after),
+    });
   }
   yield* byKind.values();
 }
@@ -250,11 +307,13 @@ function poolOf(use: VersionUse, spec: CloudProfileSpec): PoolFacts | undefined 
 }
 
 function kubeletOf(use: VersionUse): string {
-  const worker = use.via === 'control-plane' ? undefined : use.shoot.spec.provider?.workers?.find((w) => w.name === use.worker);
+  const worker =
+    use.via === 'control-plane' ? undefined : use.shoot.spec.provider?.workers?.find((w) => w.name === use.worker);
   return worker?.kubernetes?.version ?? use.shoot.spec.kubernetes.version;
 }
 
-const factsKey = (f: PoolFacts) => `${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}`;
+const factsKey = (f: PoolFacts) =>
+  `${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}`;
 
 /** A pool's kind where the filters read no kubelet: its flag and facts. */
 function fastKindOf(use: VersionUse, spec: CloudProfileSpec): string | undefined {
@@ -276,16 +335,28 @@ interface FirstSteps {
 
 type Stepper = (chain: Chain) => FirstSteps;
 
-function judge(chain: Chain, steppers: { before: Stepper; after: Stepper }, now: number, opts: ForecastOptions): Omit<ForecastFinding, 'shoots'>[] {
+function judge(
+  chain: Chain,
+  steppers: { before: Stepper; after: Stepper },
+  now: number,
+  opts: ForecastOptions,
+): Omit<ForecastFinding, 'shoots'>[] {
   const old = steppers.before(chain);
   const neu = steppers.after(chain);
   const base = (s: Step) => ({ ...(chain.image ? { image: chain.image.name } : {}), version: s.from ?? chain.version });
   const out: Omit<ForecastFinding, 'shoots'>[] = [];
-  if (neu.trap && !(old.trap && old.trap.step.from === neu.trap.step.from && old.trap.step.to === neu.trap.step.to)) out.push({ condition: 'trap', ...base(neu.trap.step), ...neu.trap });
-  if (neu.failure && old.failure?.step.failure?.kind !== neu.failure.step.failure?.kind) out.push({ condition: 'no-target', ...base(neu.failure.step), ...neu.failure });
+  if (neu.trap && !(old.trap && old.trap.step.from === neu.trap.step.from && old.trap.step.to === neu.trap.step.to))
+    out.push({ condition: 'trap', ...base(neu.trap.step), ...neu.trap });
+  if (neu.failure && old.failure?.step.failure?.kind !== neu.failure.step.failure?.kind)
+    out.push({ condition: 'no-target', ...base(neu.failure.step), ...neu.failure });
   const soon = now + opts.soonDays * DAY_MS;
   if (neu.forced && neu.forced.at < soon && !(old.forced && old.forced.at < soon)) {
-    out.push({ condition: 'forced-soon', ...base(neu.forced.step), ...neu.forced, ...(old.forced ? { before: old.forced.at } : {}) });
+    out.push({
+      condition: 'forced-soon',
+      ...base(neu.forced.step),
+      ...neu.forced,
+      ...(old.forced ? { before: old.forced.at } : {}),
+    });
   }
   return out;
 }
@@ -322,7 +393,10 @@ function stepper(spec: CloudProfileSpec, now: number, opts: ForecastOptions, bud
       let step = memo.get(key);
       if (step === undefined) {
         budget.left -= list.length + 1;
-        step = (image ? machineImageStep(version, image, strategyOf(image), chain.facts!, chain.kubelet!, chain.autoUpdate, t) : kubernetesStep(version, list, chain.autoUpdate, t)) ?? null;
+        step =
+          (image
+            ? machineImageStep(version, image, strategyOf(image), chain.facts!, chain.kubelet!, chain.autoUpdate, t)
+            : kubernetesStep(version, list, chain.autoUpdate, t)) ?? null;
         memo.set(key, step);
       }
       return step ?? undefined;
@@ -336,12 +410,22 @@ function stepper(spec: CloudProfileSpec, now: number, opts: ForecastOptions, bud
  * nothing moves it waits for the next stage start of its version or a higher one (maintenance
  * never moves down), or without auto-update for its own expiry. Up to MAX_HOPS moves, or a failure.
  */
-function chainSteps(chain: Chain, list: readonly ExpirableVersion[], timeline: ListTimeline, until: number, stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }, now: number): FirstSteps {
+function chainSteps(
+  chain: Chain,
+  list: readonly ExpirableVersion[],
+  timeline: ListTimeline,
+  until: number,
+  stepAt: (v: string, t: number) => Step | undefined,
+  budget: { left: number },
+  now: number,
+): FirstSteps {
   const out: FirstSteps = {};
   let version = chain.version;
   let t = now;
   for (let hops = 0; hops < MAX_HOPS && t < until && budget.left > 0; hops++) {
-    const next = chain.autoUpdate ? nextStep(version, t, timeline, stepAt, budget) : forcedStep(version, t, list, stepAt, budget);
+    const next = chain.autoUpdate
+      ? nextStep(version, t, timeline, stepAt, budget)
+      : forcedStep(version, t, list, stepAt, budget);
     if (!next || next.at >= until) break;
     const { at, step } = next;
     if (step.trap) out.trap ??= next;
@@ -355,7 +439,13 @@ function chainSteps(chain: Chain, list: readonly ExpirableVersion[], timeline: L
 }
 
 /** Without auto-update only the version's absence or expiry moves it: the step at `t`, else just after its expiry. */
-function forcedStep(version: string, t: number, list: readonly ExpirableVersion[], stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): { at: number; step: Step } | undefined {
+function forcedStep(
+  version: string,
+  t: number,
+  list: readonly ExpirableVersion[],
+  stepAt: (v: string, t: number) => Step | undefined,
+  budget: { left: number },
+): { at: number; step: Step } | undefined {
   const step = stepAt(version, t);
   if (step) return { at: t, step };
   budget.left -= list.length;
@@ -367,7 +457,13 @@ function forcedStep(version: string, t: number, list: readonly ExpirableVersion[
 }
 
 /** The step at `t`, else just after the first later stage start of this version or a higher one that brings one. */
-function nextStep(version: string, t: number, timeline: ListTimeline, stepAt: (v: string, t: number) => Step | undefined, budget: { left: number }): { at: number; step: Step } | undefined {
+function nextStep(
+  version: string,
+  t: number,
+  timeline: ListTimeline,
+  stepAt: (v: string, t: number) => Step | undefined,
+  budget: { left: number },
+): { at: number; step: Step } | undefined {
   const step = stepAt(version, t);
   if (step) return { at: t, step };
   for (let i = firstAfter(timeline.instants, t); i < timeline.instants.length; i++) {

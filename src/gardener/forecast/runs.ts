@@ -20,12 +20,23 @@ export interface RunWindow {
 /** The Shoot's daily window in UTC; without one (or unparsable) Gardener's "always" window, without the cut (gu/shoot.go, EffectiveShootMaintenanceTimeWindow). */
 export function runWindowOf(shoot: Shoot): RunWindow {
   const w = maintenanceWindowOf(shoot);
-  if (!w) return { begin: 0, lengthS: DAY_MS / 1000 - 1, effectiveLengthS: DAY_MS / 1000 - 1, text: 'always (no timeWindow)' };
+  if (!w)
+    return {
+      begin: 0,
+      lengthS: DAY_MS / 1000 - 1,
+      effectiveLengthS: DAY_MS / 1000 - 1,
+      text: 'always (no timeWindow)',
+    };
   const begin = utcSecondOfDay(w.begin)!;
   const end = utcSecondOfDay(w.end)!;
   // End ≤ begin after conversion to UTC: the window ends the next day (tw/timewindow.go, AdjustedEnd).
   const lengthS = end > begin ? end - begin : end + 86_400 - begin;
-  return { begin, lengthS, effectiveLengthS: Math.max(0, lengthS - EFFECTIVE_END_MARGIN_S), text: `${w.begin}-${w.end}` };
+  return {
+    begin,
+    lengthS,
+    effectiveLengthS: Math.max(0, lengthS - EFFECTIVE_END_MARGIN_S),
+    text: `${w.begin}-${w.end}`,
+  };
 }
 
 /** The first run instant strictly after `after` (the window's begin on that day). */
@@ -43,4 +54,3 @@ export function uncertainRun(window: RunWindow, run: number, sortedStarts: reado
   const i = firstAtOrAfter(sortedStarts, run);
   return i < sortedStarts.length && sortedStarts[i]! < run + window.effectiveLengthS * 1000;
 }
-

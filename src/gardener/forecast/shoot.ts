@@ -29,7 +29,8 @@ const DAY_MS = 86_400_000;
 
 /** The auto-update flags after Gardener's defaulting: Kubernetes on only when the whole block is absent, images on unless false (defaults_shoot.go, SetDefaults_Shoot). */
 export function autoUpdateOf(shoot: Shoot): { kubernetes: boolean; image: boolean } {
-  const block = shoot.spec.maintenance?.autoUpdate as { kubernetesVersion?: boolean; machineImageVersion?: boolean } | undefined;
+  const block = shoot.spec.maintenance?.autoUpdate as
+    { kubernetesVersion?: boolean; machineImageVersion?: boolean } | undefined;
   if (block === undefined) return { kubernetes: true, image: true };
   return { kubernetes: block.kubernetesVersion === true, image: block.machineImageVersion !== false };
 }
@@ -38,7 +39,11 @@ export function autoUpdateOf(shoot: Shoot): { kubernetes: boolean; image: boolea
 const startsOf = new WeakMap<CloudProfileSpec, number[]>();
 export function profileStarts(profile: CloudProfileSpec): number[] {
   let starts = startsOf.get(profile);
-  if (!starts) startsOf.set(profile, (starts = sortedStarts([...profile.kubernetes.versions, ...profile.machineImages.flatMap((i) => i.versions)])));
+  if (!starts)
+    startsOf.set(
+      profile,
+      (starts = sortedStarts([...profile.kubernetes.versions, ...profile.machineImages.flatMap((i) => i.versions)])),
+    );
   return starts;
 }
 
@@ -60,9 +65,17 @@ function startsFrom(profile: CloudProfileSpec, image: string | undefined, versio
   const key = `${image ?? ''}\u0000${version}`;
   let starts = cache.get(key);
   if (!starts) {
-    const list = image === undefined ? profile.kubernetes.versions : (profile.machineImages.find((i) => i.name.toLowerCase() === image.toLowerCase())?.versions ?? []);
+    const list =
+      image === undefined
+        ? profile.kubernetes.versions
+        : (profile.machineImages.find((i) => i.name.toLowerCase() === image.toLowerCase())?.versions ?? []);
     const cur = parseVersion(version);
-    cache.set(key, (starts = sortedStarts(list.filter((v) => cur === undefined || (parseVersion(v.version)?.compare(cur) ?? 0) >= 0))));
+    cache.set(
+      key,
+      (starts = sortedStarts(
+        list.filter((v) => cur === undefined || (parseVersion(v.version)?.compare(cur) ?? 0) >= 0),
+      )),
+    );
   }
   return starts;
 }
@@ -83,23 +96,36 @@ function stateStarts(state: State, profile: CloudProfileSpec): number[] {
  * forecast jumps to the first run after that start. A failure repeats every window; it is listed
  * at its first.
  */
-export function forecastShoot(shoot: Shoot, profile: CloudProfileSpec, now: number, until: number): { window: RunWindow; events: ForecastEvent[] } {
+export function forecastShoot(
+  shoot: Shoot,
+  profile: CloudProfileSpec,
+  now: number,
+  until: number,
+): { window: RunWindow; events: ForecastEvent[] } {
   const window = runWindowOf(shoot);
   const flags = autoUpdateOf(shoot);
   let state = initialState(shoot, profile);
   let starts = stateStarts(state, profile);
   const events: ForecastEvent[] = [];
   let previousFailures = new Set<string>();
-  for (let t = nextRun(window, now); t < until; ) {
+  for (let t = nextRun(window, now); t < until;) {
     const run = runOnce(state, profile, flags, t);
     // A stage start inside this window, or the previous day's, makes the random run instant decide (maint/reconciler.go, requeueAfterDuration).
     const uncertain = uncertainRun(window, t, starts) || uncertainRun(window, t - DAY_MS, starts);
     const failures = new Set<string>();
     for (const { component, step } of run.steps) {
-      const key = step.failure ? `${componentText(component)}\u0000${step.failure.kind}\u0000${step.from ?? ''}` : undefined;
+      const key = step.failure
+        ? `${componentText(component)}\u0000${step.failure.kind}\u0000${step.from ?? ''}`
+        : undefined;
       if (key) failures.add(key);
       if (key && previousFailures.has(key)) continue;
-      events.push({ at: t, windowEnd: windowEndOf(window, t), component, ...step, ...(uncertain ? { uncertain } : {}) });
+      events.push({
+        at: t,
+        windowEnd: windowEndOf(window, t),
+        component,
+        ...step,
+        ...(uncertain ? { uncertain } : {}),
+      });
     }
     previousFailures = failures;
     if (run.next) {
@@ -138,7 +164,12 @@ interface RunResult {
 }
 
 /** One maintenance run on an in-memory copy, all or nothing (maint/reconciler.go, reconcile). */
-function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: boolean; image: boolean }, t: number): RunResult {
+function runOnce(
+  state: State,
+  profile: CloudProfileSpec,
+  flags: { kubernetes: boolean; image: boolean },
+  t: number,
+): RunResult {
   const memo = stepMemo(profile, t);
   const steps: RunResult['steps'] = [];
   const pools = state.pools.map((p) => ({ ...p }));
@@ -148,20 +179,36 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
     const image = profile.machineImages.find((i) => i.name.toLowerCase() === pool.image!.name.toLowerCase());
     if (!image) {
       // A hard error: the image part stops for this pool and all later ones (maint/helper/helper.go, DetermineMachineImage).
-      steps.push({ component: { kind: 'machine-image', pool: pool.name, image: pool.image.name }, step: { mode: 'forced', from: pool.image.version, reason: 'Version does not exist in CloudProfile', trigger: `machine image "${pool.image.name}" is not in the profile`, failure: { kind: 'no-target', message: `the profile has no machine image "${pool.image.name}": the image part of this run stops here` } } });
+      steps.push({
+        component: { kind: 'machine-image', pool: pool.name, image: pool.image.name },
+        step: {
+          mode: 'forced',
+          from: pool.image.version,
+          reason: 'Version does not exist in CloudProfile',
+          trigger: `machine image "${pool.image.name}" is not in the profile`,
+          failure: {
+            kind: 'no-target',
+            message: `the profile has no machine image "${pool.image.name}": the image part of this run stops here`,
+          },
+        },
+      });
       break;
     }
     const kubelet = pool.kubernetes ?? state.controlPlane;
     const f = pool.facts;
     const key = `i\u0000${image.name}\u0000${pool.image.version}\u0000${pool.factsKey}\u0000${kubelet}\u0000${flags.image}`;
-    const step = memo.get(key, () => machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t));
+    const step = memo.get(key, () =>
+      machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t),
+    );
     if (!step) continue;
     steps.push({ component: { kind: 'machine-image', pool: pool.name, image: image.name }, step });
     if (step.to) pool.image = { name: pool.image.name, version: step.to };
   }
   // 2. The control plane (maint/reconciler.go, maintainKubernetesVersion).
   let controlPlane = state.controlPlane;
-  const cp = memo.get(`k\u0000${controlPlane}\u0000${flags.kubernetes}`, () => kubernetesStep(controlPlane, profile.kubernetes.versions, flags.kubernetes, t));
+  const cp = memo.get(`k\u0000${controlPlane}\u0000${flags.kubernetes}`, () =>
+    kubernetesStep(controlPlane, profile.kubernetes.versions, flags.kubernetes, t),
+  );
   if (cp) {
     steps.push({ component: { kind: 'kubernetes' }, step: cp });
     if (cp.to) controlPlane = cp.to;
@@ -170,7 +217,9 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
   for (const pool of pools) {
     if (!pool.kubernetes) continue;
     const version = pool.kubernetes;
-    const step = memo.get(`k\u0000${version}\u0000${flags.kubernetes}`, () => kubernetesStep(version, profile.kubernetes.versions, flags.kubernetes, t));
+    const step = memo.get(`k\u0000${version}\u0000${flags.kubernetes}`, () =>
+      kubernetesStep(version, profile.kubernetes.versions, flags.kubernetes, t),
+    );
     if (!step) continue;
     if (step.to && compareVersions(step.to, controlPlane) > 0) step.to = controlPlane;
     // Capped back onto its own version: no step.
@@ -184,8 +233,22 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
   const rejected = rejection(next, profile);
   if (rejected) {
     const mode = steps.some((s) => s.step.mode === 'forced') ? 'forced' : 'auto';
-    const discarded = steps.filter((s) => s.step.to).map((s) => `${componentText(s.component)} ${s.step.from} → ${s.step.to}`);
-    return { steps: [{ component: { kind: 'run' }, step: { mode, reason: 'Updates to the Shoot failed to be applied', trigger: `the run would move ${discarded.join(', ') || 'nothing'}`, failure: rejected } }] };
+    const discarded = steps
+      .filter((s) => s.step.to)
+      .map((s) => `${componentText(s.component)} ${s.step.from} → ${s.step.to}`);
+    return {
+      steps: [
+        {
+          component: { kind: 'run' },
+          step: {
+            mode,
+            reason: 'Updates to the Shoot failed to be applied',
+            trigger: `the run would move ${discarded.join(', ') || 'nothing'}`,
+            failure: rejected,
+          },
+        },
+      ],
+    };
   }
   const changed = steps.some((s) => s.step.to !== undefined);
   return changed ? { steps, next } : { steps };
@@ -197,7 +260,10 @@ function runOnce(state: State, profile: CloudProfileSpec, flags: { kubernetes: b
  * starts, so a fleet costs per distinct version in use, not per Shoot. Callers get copies.
  */
 const memos = new WeakMap<CloudProfileSpec, Map<string, Step | null>>();
-function stepMemo(profile: CloudProfileSpec, t: number): { get(key: string, compute: () => Step | undefined): Step | undefined } {
+function stepMemo(
+  profile: CloudProfileSpec,
+  t: number,
+): { get(key: string, compute: () => Step | undefined): Step | undefined } {
   let memo = memos.get(profile);
   if (!memo) memos.set(profile, (memo = new Map<string, Step | null>()));
   const span = firstAtOrAfter(profileStarts(profile), t);
@@ -218,14 +284,20 @@ function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
     const kubelet = pool.kubernetes ?? state.controlPlane;
     const k = parseVersion(kubelet);
     if (cp && k && cp.major === k.major && cp.minor - k.minor > MAX_POOL_SKEW_MINORS) {
-      return { kind: 'skew', message: `worker pool "${pool.name}" on ${kubelet} would be more than three minors behind control plane ${state.controlPlane} ("worker group kubernetes version must be at most three minor versions behind control plane version")` };
+      return {
+        kind: 'skew',
+        message: `worker pool "${pool.name}" on ${kubelet} would be more than three minors behind control plane ${state.controlPlane} ("worker group kubernetes version must be at most three minor versions behind control plane version")`,
+      };
     }
     // Every pool's image must accept its kubelet after the run (plugin/pkg/shoot/validator/admission.go, validateKubeletVersion).
     if (!pool.image) continue;
     const image = profile.machineImages.find((i) => i.name.toLowerCase() === pool.image!.name.toLowerCase());
     const constraint = image?.versions.find((v) => v.version === pool.image!.version)?.kubeletVersionConstraint;
     if (constraint !== undefined && !kubeletAccepted(constraint, kubelet)) {
-      return { kind: 'kubelet-constraint', message: `machine image '${pool.image.name}@${pool.image.version}' does not support kubelet version '${kubelet}' of worker pool "${pool.name}" (constraint '${constraint}')` };
+      return {
+        kind: 'kubelet-constraint',
+        message: `machine image '${pool.image.name}@${pool.image.version}' does not support kubelet version '${kubelet}' of worker pool "${pool.name}" (constraint '${constraint}')`,
+      };
     }
   }
   return undefined;

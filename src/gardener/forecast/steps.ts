@@ -1,7 +1,12 @@
 // One component in one maintenance run: the trigger, the target, the trap and the failure. The
 // rules are Gardener's (GARDENER-MAINTENANCE.md §4–§6); each line cites the file it follows.
 import type { ForcedUpdate, UpdateStrategy } from '../update-path.js';
-import { kubernetesAutoUpdate, kubernetesForcedUpdate, machineImageAutoUpdate, machineImageForcedUpdate } from '../update-path.js';
+import {
+  kubernetesAutoUpdate,
+  kubernetesForcedUpdate,
+  machineImageAutoUpdate,
+  machineImageForcedUpdate,
+} from '../update-path.js';
 import type { Classification, ExpirableVersion, MachineImage } from '../../api/types.js';
 import { classificationAt, expiryInstant, formatInstant, parseVersion } from '../versions.js';
 import { type FilterName, type PoolFacts, poolCandidates } from './pool-filter.js';
@@ -18,7 +23,12 @@ interface Trigger {
 }
 
 /** Control plane or pinned pool: missing → forced, expired → forced, opted in → auto, else nothing (maint/reconciler.go, shouldKubernetesVersionBeUpdated). */
-export function kubernetesStep(current: string, versions: readonly ExpirableVersion[], autoUpdate: boolean, t: number): Step | undefined {
+export function kubernetesStep(
+  current: string,
+  versions: readonly ExpirableVersion[],
+  autoUpdate: boolean,
+  t: number,
+): Step | undefined {
   // Existence is semver equality (v1h/cloudprofile.go, KubernetesVersionExistsInCloudProfile).
   const cur = parseVersion(current);
   const entry = versions.find((v) => cur !== undefined && parseVersion(v.version)?.compare(cur) === 0);
@@ -28,14 +38,23 @@ export function kubernetesStep(current: string, versions: readonly ExpirableVers
   });
   if (!trig) return undefined;
   // Auto: the newest patch of the minor only; forced: that, else minor + 1 (maint/helper/helper.go, DetermineVersionForStrategy; v1h/cloudprofile.go, GetVersionForForcefulUpdateToConsecutiveMinor).
-  const target = trig.mode === 'forced' ? kubernetesForcedUpdate(current, versions, t) : kubernetesAutoUpdate(current, versions, t);
+  const target =
+    trig.mode === 'forced' ? kubernetesForcedUpdate(current, versions, t) : kubernetesAutoUpdate(current, versions, t);
   if (!target) return undefined;
   if (!target.found) return failed(trig, current, 'no-consecutive-minor', target.reason);
   return moved(trig, current, target, versions, t);
 }
 
 /** A pool's image: the same trigger on the pool's filtered candidates, targets by strategy (maint/reconciler.go, shouldMachineImageVersionBeUpdated). */
-export function machineImageStep(current: string, image: MachineImage, strategy: UpdateStrategy, pool: PoolFacts, kubelet: string, autoUpdate: boolean, t: number): Step | undefined {
+export function machineImageStep(
+  current: string,
+  image: MachineImage,
+  strategy: UpdateStrategy,
+  pool: PoolFacts,
+  kubelet: string,
+  autoUpdate: boolean,
+  t: number,
+): Step | undefined {
   // Every later decision sees only the filtered list (maint/helper/helper.go, FilterMachineImageVersions).
   const { kept, removed } = poolCandidates(image.versions, pool, kubelet, current);
   // Existence is exact string equality on the filtered list (v1h/cloudprofile.go, ShootMachineImageVersionExists).
@@ -47,31 +66,65 @@ export function machineImageStep(current: string, image: MachineImage, strategy:
     missing: filteredOut ? `${current} is in the profile but not for this pool (${filtersText(removed)})` : undefined,
   });
   if (!trig) return undefined;
-  const target = trig.mode === 'forced' ? machineImageForcedUpdate(current, kept, strategy, t) : machineImageAutoUpdate(current, kept, strategy, t);
+  const target =
+    trig.mode === 'forced'
+      ? machineImageForcedUpdate(current, kept, strategy, t)
+      : machineImageAutoUpdate(current, kept, strategy, t);
   if (!target) return undefined;
   if (target.found) return moved(trig, current, target, kept, t);
   // Would the unfiltered list have a target? Then the pool's constraints are what fails.
   const unfiltered = machineImageForcedUpdate(current, image.versions, strategy, t);
   if (unfiltered.found && removed.size > 0) {
-    return failed(trig, current, 'pool-constraint', `${image.name} ${unfiltered.version} would be the target, but not for this pool (${filtersText(removed)})`);
+    return failed(
+      trig,
+      current,
+      'pool-constraint',
+      `${image.name} ${unfiltered.version} would be the target, but not for this pool (${filtersText(removed)})`,
+    );
   }
   // Under `major` there is no forced step past the auto target: end of life (maint/helper/helper.go, DetermineMachineImageVersion).
   return failed(trig, current, strategy === 'major' ? 'end-of-life' : 'no-target', target.reason);
 }
 
-function triggerOf(current: string, entry: ExpirableVersion | undefined, autoUpdate: boolean, t: number, reasons: { expired: string; auto: string; missing?: string | undefined }): Trigger | undefined {
-  if (!entry) return { mode: 'forced', reason: 'Version does not exist in CloudProfile', trigger: reasons.missing ?? `${current} is not in the profile` };
+function triggerOf(
+  current: string,
+  entry: ExpirableVersion | undefined,
+  autoUpdate: boolean,
+  t: number,
+  reasons: { expired: string; auto: string; missing?: string | undefined },
+): Trigger | undefined {
+  if (!entry)
+    return {
+      mode: 'forced',
+      reason: 'Version does not exist in CloudProfile',
+      trigger: reasons.missing ?? `${current} is not in the profile`,
+    };
   const cls = classificationAt(entry, t);
   if (cls === 'expired') {
     const at = expiryInstant(entry);
-    return { mode: 'forced', reason: reasons.expired, trigger: at !== undefined && Number.isFinite(at) ? `${current} expired at ${formatInstant(at)}` : `${current} is expired`, from: cls };
+    return {
+      mode: 'forced',
+      reason: reasons.expired,
+      trigger:
+        at !== undefined && Number.isFinite(at)
+          ? `${current} expired at ${formatInstant(at)}`
+          : `${current} is expired`,
+      from: cls,
+    };
   }
   // Auto-update also covers preview and deprecated versions; nothing happens without the opt-in (maint/reconciler.go, shouldKubernetesVersionBeUpdated).
-  if (autoUpdate) return { mode: 'auto', reason: reasons.auto, trigger: `auto-update on, ${current} is ${cls}`, from: cls };
+  if (autoUpdate)
+    return { mode: 'auto', reason: reasons.auto, trigger: `auto-update on, ${current} is ${cls}`, from: cls };
   return undefined;
 }
 
-function moved(trig: Trigger, current: string, target: Extract<ForcedUpdate, { found: true }>, versions: readonly ExpirableVersion[], t: number): Step {
+function moved(
+  trig: Trigger,
+  current: string,
+  target: Extract<ForcedUpdate, { found: true }>,
+  versions: readonly ExpirableVersion[],
+  t: number,
+): Step {
   const toEntry = versions.find((v) => v.version === target.version);
   const toClassification = toEntry ? classificationAt(toEntry, t) : undefined;
   const trap = trapOf(trig, current, target, toClassification, versions, t);
@@ -97,7 +150,14 @@ function failed(trig: Trigger, current: string, kind: FailureKind, message: stri
  * #13703: the forced minor/major step takes the highest non-expired version, deprecated or not
  * (v1h/cloudprofile.go, GetVersionForForcefulUpdateToConsecutiveMinor, getVersionForMachineImageForceUpdate).
  */
-function trapOf(trig: Trigger, current: string, target: Extract<ForcedUpdate, { found: true }>, to: Classification | undefined, versions: readonly ExpirableVersion[], t: number): Step['trap'] {
+function trapOf(
+  trig: Trigger,
+  current: string,
+  target: Extract<ForcedUpdate, { found: true }>,
+  to: Classification | undefined,
+  versions: readonly ExpirableVersion[],
+  t: number,
+): Step['trap'] {
   if (to !== 'deprecated') return undefined;
   if (target.step === 'next-minor' || target.step === 'next-major') {
     const tv = parseVersion(target.version)!;
@@ -105,12 +165,20 @@ function trapOf(trig: Trigger, current: string, target: Extract<ForcedUpdate, { 
       const p = parseVersion(v.version);
       return p !== undefined && p.major === tv.major && (target.step === 'next-major' || p.minor === tv.minor);
     };
-    const supported = versions.filter((v) => sameGroup(v) && classificationAt(v, t) === 'supported').map((v) => v.version);
+    const supported = versions
+      .filter((v) => sameGroup(v) && classificationAt(v, t) === 'supported')
+      .map((v) => v.version);
     if (supported.length === 0) return undefined;
-    return { issue: 'gardener/gardener#13703', detail: `the forced step takes deprecated ${target.version} over supported ${supported.join(', ')}` };
+    return {
+      issue: 'gardener/gardener#13703',
+      detail: `the forced step takes deprecated ${target.version} over supported ${supported.join(', ')}`,
+    };
   }
   if (trig.from === 'supported' || trig.from === 'preview') {
-    return { issue: 'gardener/gardener#13647', detail: `moves from ${trig.from} ${current} onto deprecated ${target.version}` };
+    return {
+      issue: 'gardener/gardener#13647',
+      detail: `moves from ${trig.from} ${current} onto deprecated ${target.version}`,
+    };
   }
   return undefined;
 }

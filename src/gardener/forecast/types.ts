@@ -9,7 +9,14 @@ export type Component =
   /** The whole run: a rejected dry run discards every step of the day. */
   | { kind: 'run' };
 
-export const FAILURE_KINDS = ['no-consecutive-minor', 'end-of-life', 'no-target', 'pool-constraint', 'skew', 'kubelet-constraint'] as const;
+export const FAILURE_KINDS = [
+  'no-consecutive-minor',
+  'end-of-life',
+  'no-target',
+  'pool-constraint',
+  'skew',
+  'kubelet-constraint',
+] as const;
 /**
  * Why a forced update cannot happen. `no-consecutive-minor`: no version of minor + 1;
  * `end-of-life`: an image under `major` with nothing newer left; `no-target`: an image under

@@ -54,7 +54,11 @@ export function adoptionOf(input: AdoptionInput): Adoption {
  * expirationDate keeps its own, so its Shoots are not forced by the one written here; with the
  * gate on the parent's lifecycle decides for every child.
  */
-function shootCounter(state: ClusterState, name: string, lifecycleGate: boolean): (image: string | undefined, version: string) => number {
+function shootCounter(
+  state: ClusterState,
+  name: string,
+  lifecycleGate: boolean,
+): (image: string | undefined, version: string) => number {
   const children = liveChildren(state, name);
   const sources = sourcesOfCloudProfile(name, children);
   const overridden = lifecycleGate ? undefined : overriddenVersions(children);
@@ -62,7 +66,10 @@ function shootCounter(state: ClusterState, name: string, lifecycleGate: boolean)
     let n = 0;
     for (const source of sources) {
       if (source.via && overridden?.get(source.via)?.has(versionKey(image, version))) continue;
-      n += image === undefined ? state.kubernetesVersionShootCount(source.ref, version) : state.machineImageVersionShootCount(source.ref, image, version);
+      n +=
+        image === undefined
+          ? state.kubernetesVersionShootCount(source.ref, version)
+          : state.machineImageVersionShootCount(source.ref, image, version);
     }
     return n;
   };
@@ -74,8 +81,10 @@ function overriddenVersions(children: readonly NamespacedCloudProfile[]): Map<Na
   const out = new Map<NamespacedCloudProfile, Set<string>>();
   for (const ncp of children) {
     const keys = new Set<string>();
-    for (const v of ncp.spec.kubernetes?.versions ?? []) if (v.expirationDate !== undefined) keys.add(versionKey(undefined, v.version));
-    for (const img of ncp.spec.machineImages ?? []) for (const v of img.versions ?? []) if (v.expirationDate !== undefined) keys.add(versionKey(img.name, v.version));
+    for (const v of ncp.spec.kubernetes?.versions ?? [])
+      if (v.expirationDate !== undefined) keys.add(versionKey(undefined, v.version));
+    for (const img of ncp.spec.machineImages ?? [])
+      for (const v of img.versions ?? []) if (v.expirationDate !== undefined) keys.add(versionKey(img.name, v.version));
     out.set(ncp, keys);
   }
   return out;

@@ -11,7 +11,9 @@ const lacksArchitectures = (v: MachineImageVersion) => (v.architectures?.length 
 /** Whether applyGardenerDefaults would set anything: lets the mutating path skip copying the object. */
 export function lacksGardenerDefaults(profile: CloudProfile): boolean {
   const arch = defaultsArchitectures(profile);
-  return profile.spec.machineImages.some((i) => lacksStrategy(i) || i.versions.some((v) => lacksCri(v) || (arch && lacksArchitectures(v))));
+  return profile.spec.machineImages.some(
+    (i) => lacksStrategy(i) || i.versions.some((v) => lacksCri(v) || (arch && lacksArchitectures(v))),
+  );
 }
 
 /** Fills in Gardener's defaults in place; returns the field paths it set. */

@@ -37,8 +37,12 @@ export function applyMutatingPath(request: PolicyRequest, opts: MutationOptions)
   if (!original || request.operation === 'DELETE' || original.kind !== 'CloudProfile') return undefined;
   const old = request.oldObject?.kind === 'CloudProfile' ? request.oldObject : undefined;
   const settings = config.defaulting.lifecycle;
-  const gardener = config.defaulting.gardenerDefaults && ruleEnabled(config, 'DEFAULT-GARDENER') && lacksGardenerDefaults(original);
-  const lifecycle = settings.enabled && ruleEnabled(config, 'DEFAULT-LIFECYCLE') && lifecycleDefaultingHasWork(original, old, settings.adoptExisting);
+  const gardener =
+    config.defaulting.gardenerDefaults && ruleEnabled(config, 'DEFAULT-GARDENER') && lacksGardenerDefaults(original);
+  const lifecycle =
+    settings.enabled &&
+    ruleEnabled(config, 'DEFAULT-LIFECYCLE') &&
+    lifecycleDefaultingHasWork(original, old, settings.adoptExisting);
   if (!gardener && !lifecycle) return undefined;
 
   const profile = copyDefaultable(original);
@@ -59,4 +63,3 @@ export function applyMutatingPath(request: PolicyRequest, opts: MutationOptions)
   const mutated = patch.length > 0;
   return { object: mutated ? profile : original, mutated, patch, warnings };
 }
-

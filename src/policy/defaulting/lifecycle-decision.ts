@@ -1,7 +1,14 @@
 // DEFAULT-LIFECYCLE's per-minor decision: which state the operator's policy wants for each version
 // this path manages. Operator-owned versions are only read, never decided.
 import type { ExpirableVersion } from '../../api/types.js';
-import { compareVersions, hasLifecycle, hasStage, isExplicitlySupported, minorKey, windowsOf } from '../../gardener/versions.js';
+import {
+  compareVersions,
+  hasLifecycle,
+  hasStage,
+  isExplicitlySupported,
+  minorKey,
+  windowsOf,
+} from '../../gardener/versions.js';
 
 export interface ListItem {
   version: string;
@@ -47,7 +54,9 @@ export function decideVersions(items: readonly ListItem[], policy: ListPolicy): 
     // Two verdicts per minor, shared by its items (verdicts are never modified): every older patch
     // is superseded by the newest, and the newest gets its own.
     const superseded: Verdict = { ...base, state: 'deprecated', ...(newest ? { newest: newest.version } : {}) };
-    const own: Verdict = isMaintained ? { ...base, state: blockers.length > 0 ? 'preview' : 'supported' } : { ...base, state: 'deprecated' };
+    const own: Verdict = isMaintained
+      ? { ...base, state: blockers.length > 0 ? 'preview' : 'supported' }
+      : { ...base, state: 'deprecated' };
     for (const item of members) if (item.policy) verdicts.set(item, item === newest ? own : superseded);
   }
   return verdicts;
@@ -71,7 +80,9 @@ function groupByMinor(items: readonly ListItem[]): Map<string, ListItem[]> {
  * operator previews is not released yet, so it does not push an older minor out of maintenance.
  */
 function maintainedMinorsOf(byMinor: Map<string, ListItem[]>, count: number | undefined): Set<string> {
-  const released = [...byMinor].filter(([, members]) => members.some((m) => !isOperatorPreview(m))).map(([minor]) => minor);
+  const released = [...byMinor]
+    .filter(([, members]) => members.some((m) => !isOperatorPreview(m)))
+    .map(([minor]) => minor);
   return new Set(count === undefined ? released : released.slice(0, count));
 }
 

@@ -43,7 +43,10 @@ export function sameFields(a: VersionFields | undefined, b: VersionFields | unde
   if (a.classification !== b.classification || a.expirationDate !== b.expirationDate) return false;
   const la = a.lifecycle ?? [];
   const lb = b.lifecycle ?? [];
-  return la.length === lb.length && la.every((s, i) => s.classification === lb[i]!.classification && s.startTime === lb[i]!.startTime);
+  return (
+    la.length === lb.length &&
+    la.every((s, i) => s.classification === lb[i]!.classification && s.startTime === lb[i]!.startTime)
+  );
 }
 
 /** Stages are flat objects: a copy per stage is a deep copy. */
@@ -60,7 +63,12 @@ export function stagesFrom(f: VersionFields): LifecycleStage[] {
 }
 
 /** The lifecycle the verdict asks for, given what this path stored before (undefined: nothing). */
-export function nextLifecycle(stored: LifecycleStage[] | undefined, verdict: Verdict, now: number, neverExpires: boolean): NextLifecycle {
+export function nextLifecycle(
+  stored: LifecycleStage[] | undefined,
+  verdict: Verdict,
+  now: number,
+  neverExpires: boolean,
+): NextLifecycle {
   const next = step(stored, verdict, now);
   if (!neverExpires || !next.stages.some(isExpired)) return next;
   return {
@@ -72,7 +80,10 @@ export function nextLifecycle(stored: LifecycleStage[] | undefined, verdict: Ver
 
 function step(stored: LifecycleStage[] | undefined, verdict: Verdict, now: number): NextLifecycle {
   if (!stored) {
-    const stages = verdict.state === 'deprecated' ? [{ classification: 'deprecated' }, expiry(verdict, now)] : [{ classification: verdict.state }];
+    const stages =
+      verdict.state === 'deprecated'
+        ? [{ classification: 'deprecated' }, expiry(verdict, now)]
+        : [{ classification: verdict.state }];
     return { stages, change: 'fresh', news: stages };
   }
   const kept: NextLifecycle = { stages: stored, change: 'kept', news: [] };
@@ -82,7 +93,11 @@ function step(stored: LifecycleStage[] | undefined, verdict: Verdict, now: numbe
     const start = parseInstant(s.startTime);
     return Number.isFinite(start) ? Math.max(latest, start) : latest;
   }, now);
-  const advance = (news: LifecycleStage[]): NextLifecycle => ({ stages: [...stored, ...news], change: 'advanced', news });
+  const advance = (news: LifecycleStage[]): NextLifecycle => ({
+    stages: [...stored, ...news],
+    change: 'advanced',
+    news,
+  });
   const phase = phaseOf(stored);
   switch (verdict.state) {
     case 'supported':
@@ -91,9 +106,13 @@ function step(stored: LifecycleStage[] | undefined, verdict: Verdict, now: numbe
       return { stages: withoutDeprecation(stored), change: 'reverted', news: [] };
     case 'preview':
       // Once supported, a version cannot go back to preview: the operator's supported version wins.
-      return phase === 'supported' ? advance([{ classification: 'deprecated', startTime: rfc3339(at) }, expiry(verdict, at)]) : kept;
+      return phase === 'supported'
+        ? advance([{ classification: 'deprecated', startTime: rfc3339(at) }, expiry(verdict, at)])
+        : kept;
     case 'deprecated':
-      return phase === 'deprecated' ? kept : advance([{ classification: 'deprecated', startTime: rfc3339(at) }, expiry(verdict, at)]);
+      return phase === 'deprecated'
+        ? kept
+        : advance([{ classification: 'deprecated', startTime: rfc3339(at) }, expiry(verdict, at)]);
   }
 }
 
@@ -154,6 +173,12 @@ export function writeFields(v: ExpirableVersion, fields: VersionFields): void {
 /** "deprecated, expires 2026-12-30T00:00:00Z", "supported from 2026-09-01T00:00:00Z". */
 export function describeStages(stages: readonly LifecycleStage[]): string {
   return stages
-    .map((s) => (isExpired(s) ? `expires ${s.startTime ?? 'now'}` : s.startTime ? `${s.classification} from ${s.startTime}` : s.classification))
+    .map((s) =>
+      isExpired(s)
+        ? `expires ${s.startTime ?? 'now'}`
+        : s.startTime
+          ? `${s.classification} from ${s.startTime}`
+          : s.classification,
+    )
     .join(', ');
 }

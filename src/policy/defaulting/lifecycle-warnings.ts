@@ -41,7 +41,6 @@ function nameOf(s: Subject): string {
   return s.image === undefined ? s.version : `machine image ${s.image} ${s.version}`;
 }
 
-
 function outcomeOf(next: NextLifecycle, verdict: Verdict): { outcome: string; expiry?: string } {
   if (next.change === 'reverted' || next.change === 'capped') return { outcome: next.change };
   let outcome: string = verdict.state;
@@ -79,16 +78,32 @@ const defaultedKind: WarningKind<Defaulted> = {
 };
 
 /** One warning per version; grouped by list, outcome, expiry day, and whether it was adopted and forces Shoots. */
-export function defaultedWarning(subject: Subject, verdict: Verdict, next: NextLifecycle, neverExpires: boolean, adopted?: Adoption): Warning {
+export function defaultedWarning(
+  subject: Subject,
+  verdict: Verdict,
+  next: NextLifecycle,
+  neverExpires: boolean,
+  adopted?: Adoption,
+): Warning {
   const { outcome, expiry } = outcomeOf(next, verdict);
   const forced = adopted && expiry !== undefined ? adopted.shoots : 0;
-  const item: Defaulted = { subject, verdict, next, neverExpires, outcome, forced, ...(expiry !== undefined ? { expiry } : {}), ...(adopted ? { adopted } : {}) };
+  const item: Defaulted = {
+    subject,
+    verdict,
+    next,
+    neverExpires,
+    outcome,
+    forced,
+    ...(expiry !== undefined ? { expiry } : {}),
+    ...(adopted ? { adopted } : {}),
+  };
   const key = `defaulted\u0000${subject.image ?? ''}\u0000${outcome}\u0000${expiry ? dayOf(expiry) : ''}\u0000${adopted ? 'adopted' : ''}\u0000${forced > 0 ? 'forced' : ''}`;
   return warningOf(defaultedKind, key, item);
 }
 
 const leftKind: WarningKind<Subject> = {
-  one: (s) => `${nameOf(s)}: no longer managed by lifecycle defaulting, because the request sets its lifecycle or classification explicitly`,
+  one: (s) =>
+    `${nameOf(s)}: no longer managed by lifecycle defaulting, because the request sets its lifecycle or classification explicitly`,
   many: (items) =>
     `${countOf(items.length, items[0]!.image)} (${versionSpan(items.map((s) => s.version))}) are no longer managed by lifecycle defaulting: the request sets their lifecycle or classification`,
 };
@@ -120,13 +135,18 @@ function reason({ subject, verdict, next }: Defaulted): string {
   const kubernetes = subject.image === undefined;
   const minor = kubernetes && verdict.maintained ? `maintained minor ${verdict.minor}` : `minor ${verdict.minor}`;
   const operator = listSome(verdict.operatorSupported, 3);
-  if (!verdict.maintained) return `minor ${verdict.minor} is no longer maintained, only the newest ${subject.maintainedMinors} are`;
+  if (!verdict.maintained)
+    return `minor ${verdict.minor} is no longer maintained, only the newest ${subject.maintainedMinors} are`;
   switch (verdict.state) {
     case 'supported':
       return `newest patch of ${minor}`;
     case 'preview':
-      return next.change === 'advanced' ? `the operator set ${operator} supported in ${minor}` : `newest patch of ${minor}, whose supported version ${operator} the operator set`;
+      return next.change === 'advanced'
+        ? `the operator set ${operator} supported in ${minor}`
+        : `newest patch of ${minor}, whose supported version ${operator} the operator set`;
     case 'deprecated':
-      return next.change === 'advanced' ? `superseded by ${verdict.newest ?? 'a newer patch'} in ${minor}` : `older patch of ${minor}`;
+      return next.change === 'advanced'
+        ? `superseded by ${verdict.newest ?? 'a newer patch'} in ${minor}`
+        : `older patch of ${minor}`;
   }
 }

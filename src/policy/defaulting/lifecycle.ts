@@ -8,7 +8,14 @@ import { parseDuration } from '../../gardener/duration.js';
 import type { CloudProfile, ExpirableVersion } from '../../api/types.js';
 import type { Warning } from '../warning.js';
 import { textWarning } from '../warning.js';
-import { classificationAt, compareVersions, hasLegacyFields, hasLifecycle, parseVersion, versionsNotIn } from '../../gardener/versions.js';
+import {
+  classificationAt,
+  compareVersions,
+  hasLegacyFields,
+  hasLifecycle,
+  parseVersion,
+  versionsNotIn,
+} from '../../gardener/versions.js';
 import type { Adoption } from './adoption.js';
 import { adoptionOf } from './adoption.js';
 import type { ListItem, ListPolicy } from './lifecycle-decision.js';
@@ -17,7 +24,12 @@ import type { VersionFields } from './lifecycle-stages.js';
 import { fieldsFor, fieldsOf, nextLifecycle, sameFields, stagesFrom, writeFields } from './lifecycle-stages.js';
 import type { Subject } from './lifecycle-warnings.js';
 import { adoptionSkippedWarning, defaultedWarning, leftManagementWarning } from './lifecycle-warnings.js';
-import { MANAGED_VERSIONS_ANNOTATION, noManagedVersions, readManagedVersions, writeManagedVersions } from './managed-annotation.js';
+import {
+  MANAGED_VERSIONS_ANNOTATION,
+  noManagedVersions,
+  readManagedVersions,
+  writeManagedVersions,
+} from './managed-annotation.js';
 
 export { MANAGED_VERSIONS_ANNOTATION, managedVersions } from './managed-annotation.js';
 export type { ManagedVersions } from './managed-annotation.js';
@@ -37,11 +49,22 @@ export interface LifecycleDefaultingInput {
  * profile: versions it managed before (the annotation, on either object), plain versions the old
  * object did not have, and with `adoptExisting` any plain version.
  */
-export function lifecycleDefaultingHasWork(profile: CloudProfile, oldProfile: CloudProfile | undefined, adoptExisting: boolean): boolean {
-  if ([profile, oldProfile].some((p) => p?.metadata.annotations?.[MANAGED_VERSIONS_ANNOTATION] !== undefined)) return true;
-  if (!oldProfile || adoptExisting) return profile.spec.kubernetes.versions.some(isPlain) || profile.spec.machineImages.some((i) => i.versions.some(isPlain));
+export function lifecycleDefaultingHasWork(
+  profile: CloudProfile,
+  oldProfile: CloudProfile | undefined,
+  adoptExisting: boolean,
+): boolean {
+  if ([profile, oldProfile].some((p) => p?.metadata.annotations?.[MANAGED_VERSIONS_ANNOTATION] !== undefined))
+    return true;
+  if (!oldProfile || adoptExisting)
+    return (
+      profile.spec.kubernetes.versions.some(isPlain) || profile.spec.machineImages.some((i) => i.versions.some(isPlain))
+    );
   const oldImages = new Map(oldProfile.spec.machineImages.map((i) => [i.name, i.versions]));
-  return newPlain(profile.spec.kubernetes.versions, oldProfile.spec.kubernetes.versions) || profile.spec.machineImages.some((i) => newPlain(i.versions, oldImages.get(i.name) ?? []));
+  return (
+    newPlain(profile.spec.kubernetes.versions, oldProfile.spec.kubernetes.versions) ||
+    profile.spec.machineImages.some((i) => newPlain(i.versions, oldImages.get(i.name) ?? []))
+  );
 }
 
 function newPlain(versions: readonly ExpirableVersion[], old: readonly ExpirableVersion[]): boolean {
@@ -63,7 +86,13 @@ export function applyLifecycleDefaults(input: LifecycleDefaultingInput): Warning
   const recorded = readManagedVersions(oldProfile ?? profile);
   const warnings: Warning[] = recorded.problem ? [textWarning(recorded.problem)] : [];
   const managed = noManagedVersions();
-  const adoption = adoptionOf({ config, update: oldProfile !== undefined, profileName: profile.metadata.name, lifecycleGate, state: input.state });
+  const adoption = adoptionOf({
+    config,
+    update: oldProfile !== undefined,
+    profileName: profile.metadata.name,
+    lifecycleGate,
+    state: input.state,
+  });
   const base = { now, lifecycleGate, create: !oldProfile, warnings, adoption };
 
   managed.kubernetes = defaultList({
@@ -76,7 +105,10 @@ export function applyLifecycleDefaults(input: LifecycleDefaultingInput): Warning
       now,
       lifecycleGate,
       maintainedMinors: settings.maintainedMinors,
-      expiration: { maintained: parseDuration(settings.expirationMaintained), unmaintained: parseDuration(settings.expirationUnmaintained) },
+      expiration: {
+        maintained: parseDuration(settings.expirationMaintained),
+        unmaintained: parseDuration(settings.expirationUnmaintained),
+      },
     },
     subject: (version) => ({ version, maintainedMinors: settings.maintainedMinors }),
   });
@@ -94,10 +126,12 @@ export function applyLifecycleDefaults(input: LifecycleDefaultingInput): Warning
       policy: { now, lifecycleGate, expiration: { maintained: imageExpiration, unmaintained: imageExpiration } },
       subject: (version) => ({ version, image: image.name, maintainedMinors: settings.maintainedMinors }),
     });
-    if (versions.size > 0) managed.machineImages.set(image.name, new Set([...(managed.machineImages.get(image.name) ?? []), ...versions]));
+    if (versions.size > 0)
+      managed.machineImages.set(image.name, new Set([...(managed.machineImages.get(image.name) ?? []), ...versions]));
   }
 
-  if (adoption.skipped.length > 0) warnings.push(adoptionSkippedWarning(adoption.skipped, input.state.notReadyReason ?? 'not synced'));
+  if (adoption.skipped.length > 0)
+    warnings.push(adoptionSkippedWarning(adoption.skipped, input.state.notReadyReason ?? 'not synced'));
   writeManagedVersions(profile, managed);
   return warnings;
 }
@@ -147,7 +181,15 @@ function defaultList(input: ListInput): Set<string> {
     const keepAsStored = next.change === 'kept' && item.stored && (input.lifecycleGate || !item.stored.lifecycle);
     writeFields(item.entry, keepAsStored ? item.stored! : fieldsFor(next.stages, input.lifecycleGate));
     if (next.change !== 'kept') {
-      input.warnings.push(defaultedWarning(input.subject(item.version), verdict, next, neverExpires.has(item), item.adopted ? { shoots } : undefined));
+      input.warnings.push(
+        defaultedWarning(
+          input.subject(item.version),
+          verdict,
+          next,
+          neverExpires.has(item),
+          item.adopted ? { shoots } : undefined,
+        ),
+      );
     }
   }
   return managed;
@@ -167,7 +209,8 @@ function owned(entry: ExpirableVersion, input: ListInput, oldByVersion: Readonly
     if (sent) return { ...base, policy: false };
     if (input.create || !oldByVersion.has(entry.version)) return { ...base, policy: true };
     if (input.adoption.enabled) return { ...base, policy: true, adopted: true };
-    if (input.adoption.waiting) input.adoption.skipped.push(input.image === undefined ? entry.version : `${input.image} ${entry.version}`);
+    if (input.adoption.waiting)
+      input.adoption.skipped.push(input.image === undefined ? entry.version : `${input.image} ${entry.version}`);
     return { ...base, policy: false };
   }
   const before = oldByVersion.get(entry.version);
@@ -203,5 +246,8 @@ function availableNow(item: Owned, now: number): boolean {
 }
 
 function highestOf<T extends ListItem>(items: readonly T[]): T | undefined {
-  return items.reduce<T | undefined>((best, i) => (!best || compareVersions(i.version, best.version) > 0 ? i : best), undefined);
+  return items.reduce<T | undefined>(
+    (best, i) => (!best || compareVersions(i.version, best.version) > 0 ? i : best),
+    undefined,
+  );
 }

@@ -72,7 +72,9 @@ function parseManaged(text: string): ManagedVersions {
   if (!isRecord(images)) throw new Error('machineImages is not an object');
   return {
     kubernetes: new Set(stringList(raw.kubernetes ?? [], 'kubernetes')),
-    machineImages: new Map(Object.entries(images).map(([name, list]) => [name, new Set(stringList(list, `machineImages.${name}`))])),
+    machineImages: new Map(
+      Object.entries(images).map(([name, list]) => [name, new Set(stringList(list, `machineImages.${name}`))]),
+    ),
   };
 }
 
@@ -81,6 +83,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function stringList(value: unknown, where: string): string[] {
-  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string')) throw new Error(`${where} is not a list of versions`);
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string'))
+    throw new Error(`${where} is not a list of versions`);
   return value;
 }

@@ -11,7 +11,10 @@
 import type { CloudProfile } from '../../api/types.js';
 import { jsonEqual } from '../../util/json-equal.js';
 
-export type JsonPatchOperation = { op: 'add'; path: string; value: unknown } | { op: 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
+export type JsonPatchOperation =
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string };
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -58,7 +61,12 @@ export function defaultingPatch(original: CloudProfile, defaulted: CloudProfile)
 }
 
 /** Defaulting never adds, removes or reorders entries: entry i of the copy is entry i's copy. */
-function diffEntries(prefix: string, before: readonly object[], after: readonly object[], ops: JsonPatchOperation[]): void {
+function diffEntries(
+  prefix: string,
+  before: readonly object[],
+  after: readonly object[],
+  ops: JsonPatchOperation[],
+): void {
   for (let i = 0; i < before.length; i++) {
     const a = before[i]!;
     const b = after[i]!;
@@ -70,12 +78,19 @@ function diffEntries(prefix: string, before: readonly object[], after: readonly 
  * One level of fields: removed, replaced (equal values are not replaced) and added. A field set to
  * undefined is absent, as in the JSON the object is sent as. `skip` names a field walked separately.
  */
-function diffFields(prefix: string, before: Fields, after: Fields, skip: string | undefined, ops: JsonPatchOperation[]): void {
+function diffFields(
+  prefix: string,
+  before: Fields,
+  after: Fields,
+  skip: string | undefined,
+  ops: JsonPatchOperation[],
+): void {
   for (const key in before) {
     if (key === skip || before[key] === undefined) continue;
     const value = after[key];
     if (value === undefined) ops.push({ op: 'remove', path: prefix + escapeKey(key) });
-    else if (value !== before[key] && !jsonEqual(value, before[key])) ops.push({ op: 'replace', path: prefix + escapeKey(key), value });
+    else if (value !== before[key] && !jsonEqual(value, before[key]))
+      ops.push({ op: 'replace', path: prefix + escapeKey(key), value });
   }
   for (const key in after) {
     if (key === skip || after[key] === undefined) continue;

@@ -33,7 +33,14 @@ function machineTypeOf(ctx: ProfileWrite): MachineTypeVerdict {
   if (!wanted) return { problems: [] };
   const type = (spec.machineTypes ?? []).find((t) => t.name === wanted.name);
   if (!type) {
-    return { problems: [invalid(BASTION.child('machineType', 'name'), `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`)] };
+    return {
+      problems: [
+        invalid(
+          BASTION.child('machineType', 'name'),
+          `machine type not found in spec.machineTypes: the bastion machine type "${wanted.name}" is none of this profile's machine types`,
+        ),
+      ],
+    };
   }
   if ((spec.machineCapabilities?.length ?? 0) > 0) return { problems: [] };
   return { arch: type.architecture ?? 'amd64', problems: [] };
@@ -43,7 +50,11 @@ function machineTypeOf(ctx: ProfileWrite): MachineTypeVerdict {
 const architecturesOf = (v: MachineImageVersion) => (v.architectures?.length ? v.architectures : ['amd64']);
 
 function qualifies(v: MachineImageVersion, arch: string | undefined, now: number): boolean {
-  return v.classification === 'supported' && classificationAt(v, now) === 'supported' && (arch === undefined || architecturesOf(v).includes(arch));
+  return (
+    v.classification === 'supported' &&
+    classificationAt(v, now) === 'supported' &&
+    (arch === undefined || architecturesOf(v).includes(arch))
+  );
 }
 
 /** Why a pinned version does not qualify, in words an operator can act on. */
@@ -56,12 +67,19 @@ function whyNot(v: MachineImageVersion, arch: string | undefined, now: number): 
   const current = classificationAt(v, now);
   if (current !== 'supported') {
     const at = expiryInstant(v);
-    return current === 'expired' && at !== undefined && Number.isFinite(at) ? `is expired since ${formatInstant(at)}` : `is ${current} now`;
+    return current === 'expired' && at !== undefined && Number.isFinite(at)
+      ? `is expired since ${formatInstant(at)}`
+      : `is ${current} now`;
   }
   return `is not built for ${arch} (its architectures: ${architecturesOf(v).join(', ')})`;
 }
 
-function judgeImage(ctx: ProfileWrite, image: MachineImage, arch: string | undefined, pinned: string | undefined): FieldViolation[] {
+function judgeImage(
+  ctx: ProfileWrite,
+  image: MachineImage,
+  arch: string | undefined,
+  pinned: string | undefined,
+): FieldViolation[] {
   const archText = `"${arch ?? '<nil>'}"`;
   const gardener = `no image with classification supported and arch ${archText} found`;
   const forArch = arch === undefined ? '' : ` for architecture ${arch}`;
@@ -76,24 +94,41 @@ function judgeImage(ctx: ProfileWrite, image: MachineImage, arch: string | undef
   }
   const entry = image.versions.find((v) => v.version === pinned);
   if (!entry) {
-    return [invalid(BASTION.child('machineImage', 'version'), `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`)];
+    return [
+      invalid(
+        BASTION.child('machineImage', 'version'),
+        `image version not found in spec.machineImages: machine image ${image.name} has no version "${pinned}"`,
+      ),
+    ];
   }
   if (qualifies(entry, arch, ctx.now)) return [];
-  return [invalid(BASTION.child('machineImage', 'version'), `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`)];
+  return [
+    invalid(
+      BASTION.child('machineImage', 'version'),
+      `${gardener}: the bastion's version ${pinned} of machine image ${image.name} ${whyNot(entry, arch, ctx.now)}`,
+    ),
+  ];
 }
 
 function check(ctx: ProfileWrite): FieldViolation[] {
   const bastion = ctx.object.spec.bastion;
   if (!bastion) return [];
   const { machineImage, machineType } = bastion;
-  if (!machineImage && !machineType) return [required(BASTION, 'bastion section needs a machine type or machine image')];
+  if (!machineImage && !machineType)
+    return [required(BASTION, 'bastion section needs a machine type or machine image')];
   const { arch, problems: out } = machineTypeOf(ctx);
   if (!machineImage) return out;
   const images = ctx.object.spec.machineImages;
   const image = images.find((i) => i.name === machineImage.name);
   if (!image) {
     const names = listSome(images.map((i) => `"${i.name}"`)) || 'none';
-    return [...out, invalid(BASTION.child('machineImage', 'name'), `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`)];
+    return [
+      ...out,
+      invalid(
+        BASTION.child('machineImage', 'name'),
+        `image name not found in spec.machineImages: the bastion image "${machineImage.name}" is none of this profile's machine images (${names})`,
+      ),
+    ];
   }
   return [...out, ...judgeImage(ctx, image, arch, machineImage.version)];
 }

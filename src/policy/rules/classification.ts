@@ -10,12 +10,20 @@ import { ownTarget, PROFILES, versionLists, versionNamer } from './version-lists
 export const LEGACY_CLASSIFICATIONS: readonly string[] = ['preview', 'supported', 'deprecated'];
 
 function hint(value: string): string {
-  if (value === 'expired') return 'cannot specify `classification` expired; set an expirationDate (or, with lifecycles, an expired stage with a startTime) instead';
-  if (value === 'unavailable') return '"unavailable" is derived from a lifecycle whose stages all start in the future and cannot be written';
+  if (value === 'expired')
+    return 'cannot specify `classification` expired; set an expirationDate (or, with lifecycles, an expired stage with a startTime) instead';
+  if (value === 'unavailable')
+    return '"unavailable" is derived from a lifecycle whose stages all start in the future and cannot be written';
   return 'use one of them, or a lifecycle';
 }
 
-function unsupported(list: VersionList, v: ExpirableVersion, path: FieldPath, value: string, name: VersionNamer): FieldViolation {
+function unsupported(
+  list: VersionList,
+  v: ExpirableVersion,
+  path: FieldPath,
+  value: string,
+  name: VersionNamer,
+): FieldViolation {
   return notSupported(
     path.child('classification'),
     `classification "${value}" of ${name(list, v).text} is not supported: supported values: "deprecated", "preview", "supported"; ${hint(value)}`,
@@ -33,7 +41,8 @@ export const classification = defineRule({
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
         const value = v.classification;
-        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value)) out.push(unsupported(list, v, list.path.index(i), value, name));
+        if (value !== undefined && !LEGACY_CLASSIFICATIONS.includes(value))
+          out.push(unsupported(list, v, list.path.index(i), value, name));
       });
     }
     return out;

@@ -15,9 +15,22 @@ function check(ctx: ProfileUpdate): FieldViolation[] {
   const deny = new Set(ctx.config.forecast.deny);
   if (deny.size === 0) return [];
   const { findings, skippedGroups } = forecastOfUpdate(ctx);
-  const out = findings.filter((f) => deny.has(f.condition)).map((f) => forbidden(f.image === undefined ? fieldPath('spec', 'kubernetes', 'versions') : fieldPath('spec', 'machineImages'), sayFinding(f, LISTED_USERS)));
+  const out = findings
+    .filter((f) => deny.has(f.condition))
+    .map((f) =>
+      forbidden(
+        f.image === undefined ? fieldPath('spec', 'kubernetes', 'versions') : fieldPath('spec', 'machineImages'),
+        sayFinding(f, LISTED_USERS),
+      ),
+    );
   // A forecast cut short cannot say "no finding": it never guesses allowed.
-  if (skippedGroups > 0) out.push(forbidden(fieldPath(), `maintenance forecast incomplete: ${skippedGroups.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget, so forecast.deny cannot be judged; run version-policy forecast --proposed`));
+  if (skippedGroups > 0)
+    out.push(
+      forbidden(
+        fieldPath(),
+        `maintenance forecast incomplete: ${skippedGroups.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget, so forecast.deny cannot be judged; run version-policy forecast --proposed`,
+      ),
+    );
   return out;
 }
 
@@ -25,7 +38,8 @@ export const forecast = defineRule({
   id: 'FORECAST',
   kinds: ['CloudProfile', 'NamespacedCloudProfile'],
   operations: ['UPDATE'],
-  summary: "an update whose maintenance forecast meets a condition listed in `forecast.deny` (none by default: then it only warns)",
+  summary:
+    'an update whose maintenance forecast meets a condition listed in `forecast.deny` (none by default: then it only warns)',
   needsState: (ctx) => ctx.config.forecast.deny.length > 0,
   check,
 });

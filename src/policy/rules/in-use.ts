@@ -6,9 +6,23 @@ import type { VersionUse } from '../../api/cluster-state.js';
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedCloudProfileSpec, NamespacedMachineImage, ProfileRef } from '../../api/types.js';
+import type {
+  CloudProfileSpec,
+  ExpirableVersion,
+  NamespacedCloudProfile,
+  NamespacedCloudProfileSpec,
+  NamespacedMachineImage,
+  ProfileRef,
+} from '../../api/types.js';
 import { objectKey } from '../../api/types.js';
-import { cappedList, describeShootUses, isDeleting, liveChildren, liveUses, sourcesOfCloudProfile } from '../../gardener/usage.js';
+import {
+  cappedList,
+  describeShootUses,
+  isDeleting,
+  liveChildren,
+  liveUses,
+  sourcesOfCloudProfile,
+} from '../../gardener/usage.js';
 import type { SourcedUse } from '../../gardener/usage.js';
 import { classificationAt, expiryInstant, formatInstant, versionsNotIn } from '../../gardener/versions.js';
 
@@ -18,7 +32,8 @@ type ProfileUpdate = Extract<ProfileContext, { operation: 'UPDATE' }>;
 const KUBERNETES_VERSIONS = fieldPath('spec', 'kubernetes', 'versions');
 const MACHINE_IMAGES = fieldPath('spec', 'machineImages');
 
-const SHOOT_HINT = 'move those Shoots to another version first (an expirationDate retires a version without removing it)';
+const SHOOT_HINT =
+  'move those Shoots to another version first (an expirationDate retires a version without removing it)';
 
 // --- what an UPDATE removes --------------------------------------------------------------
 
@@ -48,7 +63,10 @@ function removedImages(old: readonly NamespacedMachineImage[], cur: readonly Nam
   return out;
 }
 
-function removals(old: CloudProfileSpec | NamespacedCloudProfileSpec, cur: CloudProfileSpec | NamespacedCloudProfileSpec): Removals {
+function removals(
+  old: CloudProfileSpec | NamespacedCloudProfileSpec,
+  cur: CloudProfileSpec | NamespacedCloudProfileSpec,
+): Removals {
   const known = new Set((old.machineImages ?? []).map((img) => img.name));
   return {
     kubernetes: versionsNotIn(old.kubernetes?.versions ?? [], cur.kubernetes?.versions ?? []),
@@ -69,7 +87,10 @@ function updateRemovals(ctx: ProfileUpdate): Removals | undefined {
 
 /** Whether the update changes anything other objects may depend on. */
 function matters(ctx: ProfileContext, r: Removals | undefined): r is Removals {
-  return r !== undefined && (r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0));
+  return (
+    r !== undefined &&
+    (r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0))
+  );
 }
 
 function needsUsers(ctx: ProfileContext): boolean {
@@ -85,33 +106,60 @@ function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Remov
   const out: FieldViolation[] = [];
   const shootsOn = (lookup: (ref: ProfileRef) => VersionUse[]) => liveUses(sources, lookup);
   const listed = listedByChildren(children);
-  const ncpsListing = (key: string) => cappedList(listed.get(key) ?? [], objectKey, (n) => `NamespacedCloudProfile '${objectKey(n)}'`);
+  const ncpsListing = (key: string) =>
+    cappedList(listed.get(key) ?? [], objectKey, (n) => `NamespacedCloudProfile '${objectKey(n)}'`);
 
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
     if (uses.length > 0) {
-      out.push(forbidden(KUBERNETES_VERSIONS, `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
+      out.push(
+        forbidden(
+          KUBERNETES_VERSIONS,
+          `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`,
+        ),
+      );
     }
     const ncps = ncpsListing(k8sKey(version));
     if (ncps) {
-      out.push(forbidden(KUBERNETES_VERSIONS, `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+      out.push(
+        forbidden(
+          KUBERNETES_VERSIONS,
+          `unable to delete Kubernetes version "${version}" from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`,
+        ),
+      );
     }
   }
 
   for (const img of r.images) {
     const field = img.index === undefined ? MACHINE_IMAGES : MACHINE_IMAGES.index(img.index).child('versions');
     for (const [version, uses] of imageUses(img, shootsOn, ctx)) {
-      out.push(forbidden(field, `unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`));
+      out.push(
+        forbidden(
+          field,
+          `unable to delete Machine image version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${describeShootUses(uses)}; ${SHOOT_HINT}`,
+        ),
+      );
     }
     if (img.index === undefined) {
       const ncps = ncpsListing(imageKey(img.name));
-      if (ncps) out.push(forbidden(field, `unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+      if (ncps)
+        out.push(
+          forbidden(
+            field,
+            `unable to delete MachineImage "${img.name}" from CloudProfile "${name}" - MachineImage is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`,
+          ),
+        );
       continue;
     }
     for (const version of img.versions) {
       const ncps = ncpsListing(imageKey(img.name, version));
       if (ncps) {
-        out.push(forbidden(field, `unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+        out.push(
+          forbidden(
+            field,
+            `unable to delete MachineImage version '${img.name}/${version}' from CloudProfile "${name}" - version is still in use by ${ncps}; remove it from those NamespacedCloudProfiles first`,
+          ),
+        );
       }
     }
   }
@@ -119,14 +167,20 @@ function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Remov
   for (const added of r.added) {
     const ncps = ncpsListing(imageKey(added.name));
     if (ncps) {
-      out.push(forbidden(MACHINE_IMAGES.index(added.index), `unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`));
+      out.push(
+        forbidden(
+          MACHINE_IMAGES.index(added.index),
+          `unable to add MachineImage "${added.name}" to CloudProfile "${name}" - MachineImage is already defined by ${ncps}; remove it from those NamespacedCloudProfiles first`,
+        ),
+      );
     }
   }
   return out;
 }
 
 const k8sKey = (version: string) => `k8s\u0000${version}`;
-const imageKey = (image: string, version?: string) => (version === undefined ? `img\u0000${image}` : `img\u0000${image}\u0000${version}`);
+const imageKey = (image: string, version?: string) =>
+  version === undefined ? `img\u0000${image}` : `img\u0000${image}\u0000${version}`;
 
 /** Which child NamespacedCloudProfiles list each Kubernetes version, image and image version: read once per request. */
 function listedByChildren(children: readonly NamespacedCloudProfile[]): Map<string, NamespacedCloudProfile[]> {
@@ -147,9 +201,18 @@ function listedByChildren(children: readonly NamespacedCloudProfile[]): Map<stri
 }
 
 /** Live uses of each removed version of an image, in the old profile's order. */
-function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => VersionUse[]) => SourcedUse[], ctx: Judged<'CloudProfile', 'UPDATE'>): Array<[string, SourcedUse[]]> {
+function imageUses(
+  img: RemovedImage,
+  shootsOn: (lookup: (ref: ProfileRef) => VersionUse[]) => SourcedUse[],
+  ctx: Judged<'CloudProfile', 'UPDATE'>,
+): Array<[string, SourcedUse[]]> {
   if (img.index !== undefined) {
-    return img.versions.map((version): [string, SourcedUse[]] => [version, shootsOn((ref) => ctx.state.machineImageVersionUsers(ref, img.name, version))]).filter(([, uses]) => uses.length > 0);
+    return img.versions
+      .map((version): [string, SourcedUse[]] => [
+        version,
+        shootsOn((ref) => ctx.state.machineImageVersionUsers(ref, img.name, version)),
+      ])
+      .filter(([, uses]) => uses.length > 0);
   }
   // A whole image is gone: one lookup for all its users, then grouped by the versions it had.
   const byVersion = new Map<string, SourcedUse[]>(img.versions.map((x) => [x, []]));
@@ -164,7 +227,11 @@ function imageUses(img: RemovedImage, shootsOn: (lookup: (ref: ProfileRef) => Ve
 function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, r: Removals): FieldViolation[] {
   const ncp = ctx.object;
   const id = objectKey(ncp);
-  const ref: ProfileRef = { kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name };
+  const ref: ProfileRef = {
+    kind: 'NamespacedCloudProfile',
+    namespace: ncp.metadata.namespace,
+    name: ncp.metadata.name,
+  };
   const parentName = ncp.spec.parent.name;
   const out: FieldViolation[] = [];
   const live = (uses: VersionUse[]) => uses.filter((u) => !isDeleting(u.shoot));
@@ -206,7 +273,10 @@ function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, 
   return out;
 }
 
-function mergedEntries(spec: CloudProfileSpec | undefined): { kubernetes: Map<string, ExpirableVersion>; images: Map<string, Map<string, ExpirableVersion>> } {
+function mergedEntries(spec: CloudProfileSpec | undefined): {
+  kubernetes: Map<string, ExpirableVersion>;
+  images: Map<string, Map<string, ExpirableVersion>>;
+} {
   const byVersion = (versions: readonly ExpirableVersion[]) => {
     const out = new Map<string, ExpirableVersion>();
     for (const x of versions) if (!out.has(x.version)) out.set(x.version, x);
@@ -231,27 +301,45 @@ function checkDelete(ctx: ProfileContext): FieldViolation[] {
     const shoots = ctx.state.shootsUsing({ kind: 'CloudProfile', name }).filter((s) => !isDeleting(s));
     if (shoots.length > 0) {
       const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-      out.push(forbidden(fieldPath(), `cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`));
+      out.push(
+        forbidden(
+          fieldPath(),
+          `cannot delete CloudProfile "${name}", because the following Shoots are still referencing it: ${list}; move or delete them first`,
+        ),
+      );
     }
     const ncps = liveChildren(ctx.state, name);
     if (ncps.length > 0) {
       const list = cappedList(ncps, objectKey, (n) => `'${objectKey(n)}'`);
-      out.push(forbidden(fieldPath(), `cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`));
+      out.push(
+        forbidden(
+          fieldPath(),
+          `cannot delete CloudProfile "${name}", because the following NamespacedCloudProfiles are still referencing it: ${list}; delete them first`,
+        ),
+      );
     }
     return out;
   }
   const namespace = ctx.request.namespace ?? ctx.oldObject?.metadata.namespace ?? '';
-  const shoots = ctx.state.shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name }).filter((s) => !isDeleting(s));
+  const shoots = ctx.state
+    .shootsUsing({ kind: 'NamespacedCloudProfile', namespace, name })
+    .filter((s) => !isDeleting(s));
   if (shoots.length === 0) return [];
   const list = cappedList(shoots, objectKey, (s) => `'${objectKey(s)}'`);
-  return [forbidden(fieldPath(), `cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`)];
+  return [
+    forbidden(
+      fieldPath(),
+      `cannot delete NamespacedCloudProfile '${namespace}/${name}', because the following Shoots are still referencing it: ${list}; move or delete them first`,
+    ),
+  ];
 }
 
 export const inUse = defineRule({
   id: 'IN-USE',
   kinds: ['CloudProfile', 'NamespacedCloudProfile'],
   operations: ['UPDATE', 'DELETE'],
-  summary: 'removing a version (or image) that Shoots or child NamespacedCloudProfiles still use; deleting a profile that is still referenced',
+  summary:
+    'removing a version (or image) that Shoots or child NamespacedCloudProfiles still use; deleting a profile that is still referenced',
   needsState: needsUsers,
   check(ctx) {
     if (ctx.operation === 'DELETE') return checkDelete(ctx);

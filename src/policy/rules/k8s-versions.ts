@@ -23,7 +23,13 @@ function formatAndDuplicates(list: VersionList): FieldViolation[] {
     }
     const first = firstIndex.get(v.version);
     if (first === undefined) firstIndex.set(v.version, i);
-    else out.push(duplicate(list.path.index(i).child('version'), `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`));
+    else
+      out.push(
+        duplicate(
+          list.path.index(i).child('version'),
+          `duplicate value "${v.version}": kubernetes version ${v.version} is listed more than once; keep one entry`,
+        ),
+      );
   });
   return out;
 }
@@ -45,7 +51,10 @@ function required(list: VersionList | undefined, path: FieldPath, ctx: ProfileWr
 
 function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const list = kubernetesList(target);
-  const out = target.kind === 'NamespacedCloudProfile' ? [] : required(list, target.prefix.child('kubernetes', 'versions'), ctx, target);
+  const out =
+    target.kind === 'NamespacedCloudProfile'
+      ? []
+      : required(list, target.prefix.child('kubernetes', 'versions'), ctx, target);
   return list ? [...out, ...formatAndDuplicates(list)] : out;
 }
 

@@ -41,7 +41,11 @@ function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
   const latest = latestVersion(parseable);
   if (!latest) return [];
   const out = judgeLatest(list, latest, '');
-  if (ctx.operation === 'CREATE' && target.kind === 'CloudProfile' && classificationAt(latest, ctx.now) === 'unavailable') {
+  if (
+    ctx.operation === 'CREATE' &&
+    target.kind === 'CloudProfile' &&
+    classificationAt(latest, ctx.now) === 'unavailable'
+  ) {
     const available = latestVersion(parseable.filter((v) => classificationAt(v, ctx.now) !== 'unavailable'));
     if (available) {
       const why = ` (${available.version} is the highest version that is not unavailable; gardener-apiserver drops the unavailable higher versions on create, so it becomes the latest)`;

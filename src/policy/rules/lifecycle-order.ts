@@ -3,13 +3,36 @@
 // the first stage may omit its startTime; start times never decrease (equal is fine). On UPDATE a
 // version that was not unavailable must not become unavailable. Legacy `classification: expired`
 // is forbidden here too (POLICY lists it under both rules).
-import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../../api/field.js';
+import {
+  duplicate,
+  type FieldPath,
+  type FieldViolation,
+  forbidden,
+  invalid,
+  notSupported,
+  required,
+} from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion, LifecycleStage } from '../../api/types.js';
-import { classificationAt, formatInstant, hasLegacyFields, hasLifecycle, parseInstant, stageRank, stageStart } from '../../gardener/versions.js';
+import {
+  classificationAt,
+  formatInstant,
+  hasLegacyFields,
+  hasLifecycle,
+  parseInstant,
+  stageRank,
+  stageStart,
+} from '../../gardener/versions.js';
 import type { ProfileWrite, VersionList } from './version-lists.js';
 import type { VersionNamer } from './version-lists.js';
-import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';
+import {
+  oldVersions,
+  ownTarget,
+  PROFILES,
+  sameClassificationFields,
+  versionLists,
+  versionNamer,
+} from './version-lists.js';
 
 const WRITABLE_STAGES: readonly string[] = ['preview', 'supported', 'deprecated', 'expired'];
 const SUPPORTED_VALUES = 'supported values: "deprecated", "expired", "preview", "supported"';
@@ -24,10 +47,23 @@ function stageValues(stages: readonly LifecycleStage[], list: VersionList, i: nu
   const seen = new Set<string>();
   stages.forEach((s, k) => {
     if (!WRITABLE_STAGES.includes(s.classification)) {
-      const why = s.classification === 'unavailable' ? '; "unavailable" is derived (every stage still in the future) and cannot be written' : '';
-      out.push(notSupported(stageField(list, i, k), `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`));
+      const why =
+        s.classification === 'unavailable'
+          ? '; "unavailable" is derived (every stage still in the future) and cannot be written'
+          : '';
+      out.push(
+        notSupported(
+          stageField(list, i, k),
+          `lifecycle stage "${s.classification}" of ${what} is not supported: ${SUPPORTED_VALUES}${why}`,
+        ),
+      );
     } else if (seen.has(s.classification)) {
-      out.push(duplicate(stageField(list, i, k), `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`));
+      out.push(
+        duplicate(
+          stageField(list, i, k),
+          `duplicate value "${s.classification}": ${what} lists the ${s.classification} stage more than once; keep one`,
+        ),
+      );
     }
     seen.add(s.classification);
     const prev = stages[k - 1];
@@ -73,11 +109,22 @@ function startTimes(stages: readonly LifecycleStage[], list: VersionList, i: num
   return out;
 }
 
-function judgeVersion(list: VersionList, v: ExpirableVersion, i: number, gate: boolean, name: VersionNamer): FieldViolation[] {
+function judgeVersion(
+  list: VersionList,
+  v: ExpirableVersion,
+  i: number,
+  gate: boolean,
+  name: VersionNamer,
+): FieldViolation[] {
   const what = name(list, v).text;
   const out: FieldViolation[] = [];
   if (v.classification === 'expired' && !hasLifecycle(v)) {
-    out.push(forbidden(versionPath(list, i).child('classification'), `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`));
+    out.push(
+      forbidden(
+        versionPath(list, i).child('classification'),
+        `cannot specify \`classification\` expired for ${what}: set an expirationDate or use a lifecycle with an expired stage`,
+      ),
+    );
   }
   if (!hasLifecycle(v)) return out;
   if (!gate) {
@@ -128,13 +175,15 @@ export const lifecycleOrder = defineRule({
   id: 'LIFECYCLE-ORDER',
   kinds: PROFILES,
   operations: WRITES,
-  summary: 'a `lifecycle` with the feature gate off, out of order, or mixed with the legacy fields; a version turned back to `unavailable`',
+  summary:
+    'a `lifecycle` with the feature gate off, out of order, or mixed with the legacy fields; a version turned back to `unavailable`',
   check(ctx) {
     const out: FieldViolation[] = [];
     const name = versionNamer(ctx);
     for (const list of versionLists(ownTarget(ctx))) {
       list.versions.forEach((v, i) => {
-        if (hasLifecycle(v) || v.classification === 'expired') for (const problem of judgeVersion(list, v, i, ctx.lifecycleGate, name)) out.push(problem);
+        if (hasLifecycle(v) || v.classification === 'expired')
+          for (const problem of judgeVersion(list, v, i, ctx.lifecycleGate, name)) out.push(problem);
       });
     }
     return [...out, ...turnedUnavailable(ctx, name)];

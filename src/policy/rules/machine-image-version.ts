@@ -1,6 +1,14 @@
 // MACHINE-IMAGES, one machine image version: its version string, in-place minimum version,
 // kubelet constraint, architectures and (CloudProfile-grade only) container runtimes.
-import { duplicate, type FieldPath, type FieldViolation, forbidden, invalid, notSupported, required } from '../../api/field.js';
+import {
+  duplicate,
+  type FieldPath,
+  type FieldViolation,
+  forbidden,
+  invalid,
+  notSupported,
+  required,
+} from '../../api/field.js';
 import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../../api/types.js';
 import { isValidVersionConstraint } from '../../gardener/version-constraint.js';
 import { parseVersion } from '../../gardener/versions.js';
@@ -71,11 +79,21 @@ function inPlaceAndKubelet(at: VersionAt): readonly FieldViolation[] {
   const min = v.inPlaceUpdates?.minVersionForUpdate;
   if (min !== undefined && !parseVersion(min)) {
     // Gardener reports this one on a synthetic path; we keep its path so tooling matches.
-    (out ??= []).push(invalid(at.path.child('minVersionForInPlaceUpdate'), `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`));
+    (out ??= []).push(
+      invalid(
+        at.path.child('minVersionForInPlaceUpdate'),
+        `could not parse version "${min}" in inPlaceUpdates.minVersionForUpdate of ${at.what}. Use a semantic version.`,
+      ),
+    );
   }
   const constraint = v.kubeletVersionConstraint;
   if (constraint !== undefined && !isValidVersionConstraint(constraint)) {
-    (out ??= []).push(invalid(at.path.child('kubeletVersionConstraint'), `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`));
+    (out ??= []).push(
+      invalid(
+        at.path.child('kubeletVersionConstraint'),
+        `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`,
+      ),
+    );
   }
   return out ?? NONE;
 }
@@ -86,15 +104,30 @@ function architectures(at: VersionAt, checks: ImageChecks): readonly FieldViolat
   for (let a = 0; a < archs.length; a++) {
     const arch = archs[a]!;
     if (!checks.architectures.includes(arch)) {
-      (out ??= []).push(notSupported(at.path.child('architectures').index(a), `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`));
+      (out ??= []).push(
+        notSupported(
+          at.path.child('architectures').index(a),
+          `architecture "${arch}" of ${at.what} is not supported: supported values: ${quoted(checks.architectures)}`,
+        ),
+      );
     }
   }
   if (checks.capabilities) return out ?? NONE;
   if (checks.architecturesRequired && archs.length === 0) {
-    (out ??= []).push(required(at.path.child('architectures'), `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`));
+    (out ??= []).push(
+      required(
+        at.path.child('architectures'),
+        `must provide at least one architecture for ${at.what}: list the architectures it is built for (${checks.architectures.join(', ')})`,
+      ),
+    );
   }
   if (checks.full && (at.v.capabilityFlavors?.length ?? 0) > 0) {
-    (out ??= []).push(forbidden(at.path.child('capabilityFlavors'), `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`));
+    (out ??= []).push(
+      forbidden(
+        at.path.child('capabilityFlavors'),
+        `must not provide capabilities without global definition: ${at.what} sets capabilityFlavors, but spec.machineCapabilities is not set`,
+      ),
+    );
   }
   return out ?? NONE;
 }
@@ -104,7 +137,8 @@ const seenSet = (length: number): Set<string> | undefined => (length > 1 ? new S
 
 // Field paths as functions of the indexes, called only for a violation (bench/NOTES.md).
 const criPath = (at: VersionAt, c: number) => at.path.child('cri').index(c);
-const runtimePath = (at: VersionAt, c: number, m: number) => criPath(at, c).child('containerRuntimes').index(m).child('type');
+const runtimePath = (at: VersionAt, c: number, m: number) =>
+  criPath(at, c).child('containerRuntimes').index(m).child('type');
 
 function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldViolation[] {
   let out: FieldViolation[] | undefined;
@@ -113,9 +147,20 @@ function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldVi
   for (let m = 0; m < runtimes.length; m++) {
     const cr = runtimes[m]!;
     if (!isUnprefixedQualifiedName(cr.type)) {
-      (out ??= []).push(invalid(runtimePath(at, c, m), `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`));
+      (out ??= []).push(
+        invalid(
+          runtimePath(at, c, m),
+          `container runtime type "${cr.type}" of ${at.what} must be a qualified name (containerRuntimes type: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters)`,
+        ),
+      );
     }
-    if (seen?.has(cr.type)) (out ??= []).push(duplicate(runtimePath(at, c, m), `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`));
+    if (seen?.has(cr.type))
+      (out ??= []).push(
+        duplicate(
+          runtimePath(at, c, m),
+          `duplicate value "${cr.type}": ${at.what} lists container runtime type ${cr.type} more than once`,
+        ),
+      );
     seen?.add(cr.type);
   }
   return out ?? NONE;
@@ -124,27 +169,54 @@ function containerRuntimes(cri: CRI, c: number, at: VersionAt): readonly FieldVi
 function criOf(at: VersionAt, criRequired: boolean): readonly FieldViolation[] {
   const cris = at.v.cri ?? [];
   if (cris.length === 0) {
-    return criRequired ? [required(at.path.child('cri'), `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`)] : NONE;
+    return criRequired
+      ? [
+          required(
+            at.path.child('cri'),
+            `must provide at least one supported container runtime for ${at.what}: set cri to [{name: containerd}]`,
+          ),
+        ]
+      : NONE;
   }
   let out: FieldViolation[] | undefined;
   const seen = seenSet(cris.length);
   for (let c = 0; c < cris.length; c++) {
     const cri = cris[c]!;
-    if (seen?.has(cri.name)) (out ??= []).push(duplicate(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`));
+    if (seen?.has(cri.name))
+      (out ??= []).push(
+        duplicate(criPath(at, c), `duplicate value "${cri.name}": ${at.what} lists cri ${cri.name} more than once`),
+      );
     seen?.add(cri.name);
     if (cri.name !== 'containerd') {
-      (out ??= []).push(notSupported(criPath(at, c).child('name'), `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`));
+      (out ??= []).push(
+        notSupported(
+          criPath(at, c).child('name'),
+          `container runtime interface (cri) "${cri.name}" of ${at.what} is not supported: supported values: "containerd"`,
+        ),
+      );
     }
-    const runtimes = cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0 ? containerRuntimes(cri, c, at) : NONE;
+    const runtimes =
+      cri.containerRuntimes !== undefined && cri.containerRuntimes.length > 0 ? containerRuntimes(cri, c, at) : NONE;
     for (let r = 0; r < runtimes.length; r++) (out ??= []).push(runtimes[r]!);
   }
   return out ?? NONE;
 }
 
 /** Every problem of one image version; `seen` holds the versions of this image name met so far (duplicates). */
-export function imageVersionViolations(at: VersionAt, checks: ImageChecks, seen: Set<string>): readonly FieldViolation[] {
+export function imageVersionViolations(
+  at: VersionAt,
+  checks: ImageChecks,
+  seen: Set<string>,
+): readonly FieldViolation[] {
   const { image, v } = at;
-  const repeated = seen.has(v.version) ? [duplicate(at.path, `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`)] : NONE;
+  const repeated = seen.has(v.version)
+    ? [
+        duplicate(
+          at.path,
+          `duplicate value "${image.name}-${v.version}": machine image ${image.name} lists version ${v.version} more than once; keep one entry`,
+        ),
+      ]
+    : NONE;
   seen.add(v.version);
   const form = versionString(at);
   const fields = inPlaceAndKubelet(at);

@@ -19,16 +19,33 @@ function imageFields(image: NamespacedMachineImage, at: () => FieldPath, checks:
   const out: FieldViolation[] = [];
   if (image.name === '') out.push(required(at().child('name'), 'machine image name must not be empty'));
   else if (!isUnprefixedQualifiedName(image.name)) {
-    out.push(invalid(at().child('name'), `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`));
+    out.push(
+      invalid(
+        at().child('name'),
+        `machine image name "${image.name}" must be a qualified name: letters, digits, '-', '_' or '.', alphanumeric at both ends, at most 63 characters, no prefix`,
+      ),
+    );
   }
   if (checks.full && (image.versions?.length ?? 0) === 0) {
-    out.push(required(at().child('versions'), `must provide at least one version for the machine image '${image.name}'`));
+    out.push(
+      required(at().child('versions'), `must provide at least one version for the machine image '${image.name}'`),
+    );
   }
   const strategy = image.updateStrategy;
   if (strategy === undefined && checks.full && !checks.parentVersions) {
-    out.push(required(at().child('updateStrategy'), `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`));
+    out.push(
+      required(
+        at().child('updateStrategy'),
+        `must provide an update strategy for machine image ${image.name}: set updateStrategy to patch, minor or major`,
+      ),
+    );
   } else if (strategy !== undefined && !UPDATE_STRATEGIES.includes(strategy)) {
-    out.push(notSupported(at().child('updateStrategy'), `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`));
+    out.push(
+      notSupported(
+        at().child('updateStrategy'),
+        `updateStrategy "${strategy}" of machine image ${image.name} is not supported: supported values: "major", "minor", "patch"`,
+      ),
+    );
   }
   return out;
 }
@@ -36,16 +53,22 @@ function imageFields(image: NamespacedMachineImage, at: () => FieldPath, checks:
 /** Allowed architectures and whether spec.machineCapabilities takes over the architecture checks. */
 function architectureSource(capabilities: unknown[] | undefined): Pick<ImageChecks, 'architectures' | 'capabilities'> {
   if (!capabilities || capabilities.length === 0) return { architectures: ARCHITECTURES, capabilities: false };
-  const arch = capabilities.find((c): c is { name: string; values: string[] } => (c as { name?: unknown } | null)?.name === 'architecture');
+  const arch = capabilities.find(
+    (c): c is { name: string; values: string[] } => (c as { name?: unknown } | null)?.name === 'architecture',
+  );
   return { architectures: Array.isArray(arch?.values) ? arch.values : ARCHITECTURES, capabilities: true };
 }
 
 /** How each image of the target is judged. */
 function checksFor(ctx: ProfileWrite, target: Target): (image: NamespacedMachineImage) => ImageChecks {
   const parent = ctx.kind === 'NamespacedCloudProfile' ? ctx.parent : undefined;
-  const arch = architectureSource(target.kind === 'NamespacedCloudProfile' ? parent?.spec.machineCapabilities : target.spec.machineCapabilities);
+  const arch = architectureSource(
+    target.kind === 'NamespacedCloudProfile' ? parent?.spec.machineCapabilities : target.spec.machineCapabilities,
+  );
   if (target.kind === 'CloudProfile') return () => ({ full: true, architecturesRequired: true, ...arch });
-  const parentImages = new Map((parent?.spec.machineImages ?? []).map((i) => [i.name, new Set(i.versions.map((v) => v.version))]));
+  const parentImages = new Map(
+    (parent?.spec.machineImages ?? []).map((i) => [i.name, new Set(i.versions.map((v) => v.version))]),
+  );
   if (target.kind === 'merged') {
     return (image) => {
       const parentVersions = parentImages.get(image.name);
@@ -72,7 +95,12 @@ function judge(ctx: ProfileWrite, target: Target): FieldViolation[] {
     const path = () => target.prefix.child('machineImages').index(j);
     let seen = versionsByName.get(image.name);
     if (seen) {
-      out.push(duplicate(path(), `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`));
+      out.push(
+        duplicate(
+          path(),
+          `duplicate value "${image.name}": machine image ${image.name} is listed more than once; merge its versions into one entry`,
+        ),
+      );
     } else {
       seen = new Set<string>();
       versionsByName.set(image.name, seen);

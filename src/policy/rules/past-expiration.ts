@@ -8,7 +8,14 @@ import { defineRule, WRITES } from '../rule.js';
 import type { ExpirableVersion } from '../../api/types.js';
 import { formatInstant, parseInstant, stageStart } from '../../gardener/versions.js';
 import type { ProfileWrite } from './version-lists.js';
-import { oldVersions, ownTarget, PROFILES, sameClassificationFields, versionLists, versionNamer } from './version-lists.js';
+import {
+  oldVersions,
+  ownTarget,
+  PROFILES,
+  sameClassificationFields,
+  versionLists,
+  versionNamer,
+} from './version-lists.js';
 
 /**
  * An instant at which the version becomes expired, and where it is written: a lifecycle stage's
@@ -52,7 +59,9 @@ function fieldOf(v: ExpirableVersion, path: FieldPath, e: Expiry): FieldPath {
 function labelOf(v: ExpirableVersion, e: Expiry): string {
   if (e.stage === undefined) return `expirationDate ${v.expirationDate}`;
   const start = v.lifecycle![e.stage]!.startTime;
-  return start === undefined ? 'an expired stage without startTime (expired from the start)' : `an expired stage starting ${start}`;
+  return start === undefined
+    ? 'an expired stage without startTime (expired from the start)'
+    : `an expired stage starting ${start}`;
 }
 
 function judge(ctx: ProfileWrite): FieldViolation[] {
@@ -78,8 +87,10 @@ function judge(ctx: ProfileWrite): FieldViolation[] {
 /** What the request does with the expiry, in words that fit: an added version, a changed one, an override. */
 function pastExpiry(what: { text: string; override: boolean }, label: string, existed: boolean, now: number): string {
   const notAfter = `which is not after now (${formatInstant(now)})`;
-  if (existed) return `${what.text} is changed to ${label}, ${notAfter}; an expiry must not be moved into the past, so set a future instant or keep the previous one`;
-  if (what.override) return `${what.text} sets ${label}, ${notAfter}; an override extends a version's expiry, so set a future instant`;
+  if (existed)
+    return `${what.text} is changed to ${label}, ${notAfter}; an expiry must not be moved into the past, so set a future instant or keep the previous one`;
+  if (what.override)
+    return `${what.text} sets ${label}, ${notAfter}; an override extends a version's expiry, so set a future instant`;
   return `${what.text} is added with ${label}, ${notAfter}; a version must not be added already expired, so set a future instant or leave the version out`;
 }
 

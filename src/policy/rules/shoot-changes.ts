@@ -54,7 +54,9 @@ export function shootName(shoot: Shoot): string {
 }
 
 export function profileLabel(ref: ProfileRef): string {
-  return ref.kind === 'CloudProfile' ? `CloudProfile "${ref.name}"` : `NamespacedCloudProfile '${ref.namespace}/${ref.name}'`;
+  return ref.kind === 'CloudProfile'
+    ? `CloudProfile "${ref.name}"`
+    : `NamespacedCloudProfile '${ref.namespace}/${ref.name}'`;
 }
 
 /** How many valid values a message names before it counts the rest. */
@@ -73,5 +75,7 @@ export function validChoices(versions: readonly ExpirableVersion[], now: number)
     if (++active <= LISTED_CHOICES) named.push(c === 'preview' ? `"${v.version} (preview)"` : `"${v.version}"`);
   }
   if (active === 0) return 'none';
-  return active > LISTED_CHOICES ? `${named.join(', ')} and ${formatCount(active - LISTED_CHOICES)} more` : named.join(', ');
+  return active > LISTED_CHOICES
+    ? `${named.join(', ')} and ${formatCount(active - LISTED_CHOICES)} more`
+    : named.join(', ');
 }

@@ -5,7 +5,15 @@ import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule } from '../rule.js';
 import type { Shoot } from '../../api/types.js';
 import { compareVersions, parseVersion } from '../../gardener/versions.js';
-import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import {
+  deletingUpdate,
+  kubeletVersionOf,
+  SHOOT,
+  type ShootWrite,
+  workerPath,
+  workersByName,
+  workersOf,
+} from './shoot-changes.js';
 
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
 
@@ -23,7 +31,12 @@ function checkShoot(ctx: ShootWrite, old: Shoot): FieldViolation[] {
   const from = old.spec.kubernetes.version;
   const to = shoot.spec.kubernetes.version;
   if (lower(to, from)) {
-    out.push(forbidden(fieldPath('spec', 'kubernetes', 'version'), `kubernetes version downgrade is not supported: from "${from}" to "${to}"`));
+    out.push(
+      forbidden(
+        fieldPath('spec', 'kubernetes', 'version'),
+        `kubernetes version downgrade is not supported: from "${from}" to "${to}"`,
+      ),
+    );
   }
   const oldPools = workersByName(old);
   workersOf(shoot).forEach((w, i) => {
@@ -33,11 +46,22 @@ function checkShoot(ctx: ShootWrite, old: Shoot): FieldViolation[] {
     const version = w.kubernetes?.version;
     const previous = kubeletVersionOf(old, oldW);
     if (version && lower(version, previous)) {
-      out.push(forbidden(workerPath(i).child('kubernetes', 'version'), `worker pool "${w.name}": kubernetes version downgrade is not supported: from "${previous}" to "${version}"`));
+      out.push(
+        forbidden(
+          workerPath(i).child('kubernetes', 'version'),
+          `worker pool "${w.name}": kubernetes version downgrade is not supported: from "${previous}" to "${version}"`,
+        ),
+      );
     }
     const img = w.machine?.image;
     const oldImg = oldW.machine?.image;
-    if (IN_PLACE.has(w.updateStrategy ?? '') && img?.version && oldImg?.version && img.name === oldImg.name && lower(img.version, oldImg.version)) {
+    if (
+      IN_PLACE.has(w.updateStrategy ?? '') &&
+      img?.version &&
+      oldImg?.version &&
+      img.name === oldImg.name &&
+      lower(img.version, oldImg.version)
+    ) {
       out.push(
         forbidden(
           workerPath(i).child('machine', 'image', 'version'),

@@ -6,7 +6,15 @@ import type { SemVer } from 'semver';
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
 import { parseVersion } from '../../gardener/versions.js';
-import { deletingUpdate, kubeletVersionOf, SHOOT, type ShootWrite, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import {
+  deletingUpdate,
+  kubeletVersionOf,
+  SHOOT,
+  type ShootWrite,
+  workerPath,
+  workersByName,
+  workersOf,
+} from './shoot-changes.js';
 
 // Built only for a violation: nearly every pool has none.
 const versionField = (i: number) => workerPath(i).child('kubernetes', 'version');
@@ -42,7 +50,12 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
     if (!version) return;
     const wv = parseVersion(version);
     if (cp && wv && wv.compare(cp) > 0) {
-      out.push(forbidden(versionField(i), `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`));
+      out.push(
+        forbidden(
+          versionField(i),
+          `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`,
+        ),
+      );
     } else if (cp && wv && tooFarBehind(wv, cp)) {
       out.push(
         forbidden(

@@ -7,13 +7,38 @@ import semver from 'semver';
 import type { ClusterState } from '../../api/cluster-state.js';
 import { fieldPath, type FieldViolation, invalid, notFound, notSupported, required } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, MachineImageVersion, ProfileRef, Shoot, Worker } from '../../api/types.js';
+import type {
+  CloudProfileSpec,
+  ExpirableVersion,
+  MachineImageVersion,
+  ProfileRef,
+  Shoot,
+  Worker,
+} from '../../api/types.js';
 import { effectiveProfileRef } from '../../api/types.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, nextTransition, parseVersion } from '../../gardener/versions.js';
+import {
+  classificationAt,
+  compareVersions,
+  expiryInstant,
+  formatInstant,
+  nextTransition,
+  parseVersion,
+} from '../../gardener/versions.js';
 import type { ProfileEntries } from '../../gardener/forced-update.js';
 import { profileEntries } from '../../gardener/forced-update.js';
 import { listSome } from '../../util/text.js';
-import { deletingUpdate, kubeletVersionOf, profileLabel, SHOOT, shootName, type ShootWrite, validChoices, workerPath, workersByName, workersOf } from './shoot-changes.js';
+import {
+  deletingUpdate,
+  kubeletVersionOf,
+  profileLabel,
+  SHOOT,
+  shootName,
+  type ShootWrite,
+  validChoices,
+  workerPath,
+  workersByName,
+  workersOf,
+} from './shoot-changes.js';
 
 export const shootVersionAvailable = defineRule({
   id: 'SHOOT-VERSION-AVAILABLE',
@@ -74,7 +99,12 @@ function controlPlane(j: Judged): FieldViolation[] {
   if (j.old && j.old.spec.kubernetes.version === version) return [];
   const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
   if (!problem) return [];
-  return [notSupported(fieldPath('spec', 'kubernetes', 'version'), `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`)];
+  return [
+    notSupported(
+      fieldPath('spec', 'kubernetes', 'version'),
+      `unsupported kubernetes version "${version}" (${problem.text}); supported values: ${j.choices(j.profile.kubernetes.versions)}`,
+    ),
+  ];
 }
 
 function worker(j: Judged, w: Worker, i: number): FieldViolation[] {
@@ -107,10 +137,24 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   if (sameImage && oldImg.version === img.version) return [];
   const image = j.entries.image(img.name);
   if (!image) {
-    const names = listSome(j.profile.machineImages.map((m) => `"${m.name}"`), 10) || 'none';
-    return [notSupported(imageField(i), `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`)];
+    const names =
+      listSome(
+        j.profile.machineImages.map((m) => `"${m.name}"`),
+        10,
+      ) || 'none';
+    return [
+      notSupported(
+        imageField(i),
+        `worker pool "${w.name}": machine image "${img.name}" is not in ${j.label}, supported machine images are: ${names}`,
+      ),
+    ];
   }
-  const problem = versionProblem(j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version }), img.version, j.label, j.now);
+  const problem = versionProblem(
+    j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version }),
+    img.version,
+    j.label,
+    j.now,
+  );
   if (!problem) return [];
   const notLower = sameImage && oldImg.version !== undefined && compareVersions(img.version, oldImg.version) >= 0;
   if (problem.classification === 'expired' && notLower) return [];
@@ -157,9 +201,14 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
   const kubelet = kubeletVersionOf(j.shoot, w);
   if (j.old && oldW) {
     const oldImg = oldW.machine?.image;
-    if (oldImg?.name === img.name && oldImg.version === img.version && kubeletVersionOf(j.old, oldW) === kubelet) return [];
+    if (oldImg?.name === img.name && oldImg.version === img.version && kubeletVersionOf(j.old, oldW) === kubelet)
+      return [];
   }
-  const entry: MachineImageVersion | undefined = j.entries.entry({ kind: 'machine-image', image: img.name, version: img.version });
+  const entry: MachineImageVersion | undefined = j.entries.entry({
+    kind: 'machine-image',
+    image: img.name,
+    version: img.version,
+  });
   const constraint = entry?.kubeletVersionConstraint;
   if (!constraint) return [];
   if (meetsConstraint(constraint, kubelet)) return [];
@@ -177,16 +226,27 @@ interface Problem {
 }
 
 /** Why `version` (its profile entry, if any) cannot be chosen now, or undefined when it is active. */
-function versionProblem(entry: ExpirableVersion | undefined, version: string, label: string, now: number): Problem | undefined {
+function versionProblem(
+  entry: ExpirableVersion | undefined,
+  version: string,
+  label: string,
+  now: number,
+): Problem | undefined {
   if (!entry) return { classification: 'missing', text: `not in ${label}` };
   const c = classificationAt(entry, now);
   if (c === 'unavailable') {
     const from = nextTransition(entry, now);
-    return { classification: 'unavailable', text: `unavailable in ${label}${from ? ` until ${formatInstant(from.at)}` : ''}` };
+    return {
+      classification: 'unavailable',
+      text: `unavailable in ${label}${from ? ` until ${formatInstant(from.at)}` : ''}`,
+    };
   }
   if (c === 'expired') {
     const since = expiryInstant(entry);
-    return { classification: 'expired', text: `expired in ${label}${since !== undefined && Number.isFinite(since) ? ` since ${formatInstant(since)}` : ''}` };
+    return {
+      classification: 'expired',
+      text: `expired in ${label}${since !== undefined && Number.isFinite(since) ? ` since ${formatInstant(since)}` : ''}`,
+    };
   }
   return undefined;
 }
@@ -194,22 +254,36 @@ function versionProblem(entry: ExpirableVersion | undefined, version: string, la
 function noProfile(shoot: Shoot): FieldViolation {
   const kind = shoot.spec.cloudProfile?.kind;
   if (shoot.spec.cloudProfile?.name && kind) {
-    return notSupported(fieldPath('spec', 'cloudProfile', 'kind'), `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`);
+    return notSupported(
+      fieldPath('spec', 'cloudProfile', 'kind'),
+      `unsupported value "${kind}" for the cloud profile kind of shoot ${shootName(shoot)}; supported values: "CloudProfile", "NamespacedCloudProfile"`,
+    );
   }
-  return required(fieldPath('spec', 'cloudProfile'), `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`);
+  return required(
+    fieldPath('spec', 'cloudProfile'),
+    `shoot ${shootName(shoot)} references no cloud profile: set spec.cloudProfile {kind, name}`,
+  );
 }
 
 function missingProfile(state: ClusterState, shoot: Shoot, ref: ProfileRef): FieldViolation {
   const by = `referenced by shoot ${shootName(shoot)}`;
   if (ref.kind === 'CloudProfile') {
-    const field = shoot.spec.cloudProfile?.name ? fieldPath('spec', 'cloudProfile', 'name') : fieldPath('spec', 'cloudProfileName');
+    const field = shoot.spec.cloudProfile?.name
+      ? fieldPath('spec', 'cloudProfile', 'name')
+      : fieldPath('spec', 'cloudProfileName');
     return notFound(field, `${profileLabel(ref)} ${by} does not exist`);
   }
   const ncp = state.namespacedCloudProfile(ref.namespace, ref.name);
   if (!ncp) return notFound(fieldPath('spec', 'cloudProfile', 'name'), `${profileLabel(ref)} ${by} does not exist`);
   const parent = ncp.spec.parent;
   if (parent.kind !== 'CloudProfile') {
-    return invalid(fieldPath('spec', 'cloudProfile', 'name'), `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`);
+    return invalid(
+      fieldPath('spec', 'cloudProfile', 'name'),
+      `${profileLabel(ref)} ${by} has a parent of kind "${parent.kind}"; only CloudProfile is supported`,
+    );
   }
-  return notFound(fieldPath('spec', 'cloudProfile', 'name'), `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`);
+  return notFound(
+    fieldPath('spec', 'cloudProfile', 'name'),
+    `parent CloudProfile "${parent.name}" of ${profileLabel(ref)} (${by}) does not exist`,
+  );
 }

@@ -13,7 +13,14 @@ import { defineRule, WRITES } from '../rule.js';
 import { inWords } from '../../util/text.js';
 import type { ExpirableVersion } from '../../api/types.js';
 import type { Window } from '../../gardener/versions.js';
-import { classificationAt, formatInstant, isExplicitlySupported, minorKey, parseVersion, windowsOf } from '../../gardener/versions.js';
+import {
+  classificationAt,
+  formatInstant,
+  isExplicitlySupported,
+  minorKey,
+  parseVersion,
+  windowsOf,
+} from '../../gardener/versions.js';
 import type { ProfileWrite, Target, VersionIndex, VersionList } from './version-lists.js';
 import { indexVersions, judgeOwnAndMerged, oldVersions, PROFILES, versionLists } from './version-lists.js';
 
@@ -132,11 +139,20 @@ const are = (n: number) => (n === 1 ? 'is' : 'are');
 const names = (claims: readonly Claim[], naming: Naming) => inWords(claims.map((c) => naming.name(c)));
 const byIndex = (a: Claim, b: Claim) => a.index - b.index;
 
-function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], now: number, naming: Naming): FieldViolation[] {
+function judgeMinor(
+  list: VersionList,
+  minor: string,
+  claims: readonly Claim[],
+  now: number,
+  naming: Naming,
+): FieldViolation[] {
   const rivals = rivalsOf(claims, now);
   if (rivals.length < 2) return [];
   const contested = contestedSpans(rivals);
-  const overlapping = contested.length === 0 ? [] : rivals.filter((r) => r.spans.some((s) => touches(s, contested))).flatMap((r) => r.claims);
+  const overlapping =
+    contested.length === 0
+      ? []
+      : rivals.filter((r) => r.spans.some((s) => touches(s, contested))).flatMap((r) => r.claims);
 
   // Gardener: a version supported now through its legacy classification against every other
   // version of the minor that claims "supported" at all.
@@ -149,13 +165,18 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
   const reasons: string[] = [];
   if (overlapping.length > 0) {
     const both = new Set(overlapping.map((c) => c.same)).size === 2 ? 'both' : 'all';
-    reasons.push(`${names(overlapping.sort(byIndex), naming)} are ${both} explicitly supported ${describeSpan(contested[0]!, now)}`);
+    reasons.push(
+      `${names(overlapping.sort(byIndex), naming)} are ${both} explicitly supported ${describeSpan(contested[0]!, now)}`,
+    );
   }
   const inOverlap = new Set(overlapping);
   const gardenerOnly = checked.length > 0 && counterparts.some((c) => !inOverlap.has(c));
   if (overlapping.length === 0 || gardenerOnly) {
     const others = counterparts.filter((c) => !c.legacySupportedNow).sort(byIndex);
-    const also = others.length > 0 ? `, and ${names(others, naming)} of the same minor also ${others.length === 1 ? 'claims' : 'claim'} "supported"` : '';
+    const also =
+      others.length > 0
+        ? `, and ${names(others, naming)} of the same minor also ${others.length === 1 ? 'claims' : 'claim'} "supported"`
+        : '';
     reasons.push(
       `${names(checked, naming)} ${are(checked.length)} supported now through ${checked.length === 1 ? 'its' : 'their'} legacy classification${also} ` +
         '(gardener-apiserver counts every legacy "supported" classification, even an expired one, and every lifecycle supported stage)',
@@ -166,7 +187,9 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
   const involved = [...new Set([...overlapping, ...checked, ...counterparts])].sort(byIndex);
   const main = involved.find((c) => naming.added(c)) ?? checked[0] ?? involved[0]!;
   const image = list.image ? `machine image ${list.image.name}: ` : '';
-  const add = naming.added(main) ? `unable to add version "${main.entry.version}" with classification "supported". ` : '';
+  const add = naming.added(main)
+    ? `unable to add version "${main.entry.version}" with classification "supported". `
+    : '';
   const field = list.path.index(main.index);
   const out = [
     forbidden(
@@ -176,7 +199,12 @@ function judgeMinor(list: VersionList, minor: string, claims: readonly Claim[], 
     ),
   ];
   for (const c of checked.filter((c) => c !== main).slice(0, POINTERS_PER_MINOR)) {
-    out.push(forbidden(list.path.index(c.index), `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${String(field)}`));
+    out.push(
+      forbidden(
+        list.path.index(c.index),
+        `${image}version "${c.entry.version}" is one of the clashing supported versions of minor ${minor} reported at ${String(field)}`,
+      ),
+    );
   }
   return out;
 }
@@ -205,7 +233,9 @@ function namingFor(ctx: ProfileWrite, target: Target, list: VersionList, indexes
   return {
     name(c) {
       if (!own()?.has(c.entry.version)) return c.entry.version;
-      return parent()?.has(c.entry.version) ? `${c.entry.version} (overridden by this NamespacedCloudProfile)` : `${c.entry.version} (of this NamespacedCloudProfile)`;
+      return parent()?.has(c.entry.version)
+        ? `${c.entry.version} (overridden by this NamespacedCloudProfile)`
+        : `${c.entry.version} (of this NamespacedCloudProfile)`;
     },
     added: () => false,
   };
@@ -222,7 +252,9 @@ function indexesOf(ctx: ProfileWrite): Indexes {
   return {
     old: lazy(() => oldVersions(ctx)),
     own: lazy(() => indexVersions(ctx.object.spec)),
-    parent: lazy(() => (ctx.kind === 'NamespacedCloudProfile' && ctx.parent ? indexVersions(ctx.parent.spec) : undefined)),
+    parent: lazy(() =>
+      ctx.kind === 'NamespacedCloudProfile' && ctx.parent ? indexVersions(ctx.parent.spec) : undefined,
+    ),
   };
 }
 
@@ -232,7 +264,9 @@ function judge(ctx: ProfileWrite, target: Target, indexes: Indexes): FieldViolat
   for (const list of versionLists(target)) {
     let naming: Naming | undefined;
     for (const [minor, claims] of claimsOf(list, ctx.now)) {
-      if (claims.length > 1) for (const v of judgeMinor(list, minor, claims, ctx.now, (naming ??= namingFor(ctx, target, list, indexes)))) out.push(v);
+      if (claims.length > 1)
+        for (const v of judgeMinor(list, minor, claims, ctx.now, (naming ??= namingFor(ctx, target, list, indexes))))
+          out.push(v);
     }
   }
   return out;

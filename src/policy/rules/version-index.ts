@@ -27,7 +27,10 @@ export interface VersionIndex {
 
 export const NO_VERSIONS: VersionIndex = { matching: () => undefined };
 
-function firstByVersion(versions: readonly ExpirableVersion[], into = new Map<string, ExpirableVersion>()): Map<string, ExpirableVersion> {
+function firstByVersion(
+  versions: readonly ExpirableVersion[],
+  into = new Map<string, ExpirableVersion>(),
+): Map<string, ExpirableVersion> {
   for (const v of versions) if (!into.has(v.version)) into.set(v.version, v);
   return into;
 }
@@ -36,6 +39,7 @@ export function indexVersions(spec: VersionedSpec | undefined): VersionIndex {
   if (!spec) return NO_VERSIONS;
   const kubernetes = firstByVersion(spec.kubernetes?.versions ?? []);
   const images = new Map<string, Map<string, ExpirableVersion>>();
-  for (const image of spec.machineImages ?? []) images.set(image.name, firstByVersion(image.versions ?? [], images.get(image.name)));
+  for (const image of spec.machineImages ?? [])
+    images.set(image.name, firstByVersion(image.versions ?? [], images.get(image.name)));
   return { matching: (list) => (list.image ? images.get(list.image.name) : kubernetes) };
 }

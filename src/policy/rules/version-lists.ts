@@ -34,7 +34,9 @@ export function ownTarget(ctx: ProfileWrite): Target {
 }
 
 export function mergedTarget(ctx: ProfileWrite): Target | undefined {
-  return ctx.kind === 'NamespacedCloudProfile' && ctx.merged ? { kind: 'merged', spec: ctx.merged, prefix: MERGED_SPEC } : undefined;
+  return ctx.kind === 'NamespacedCloudProfile' && ctx.merged
+    ? { kind: 'merged', spec: ctx.merged, prefix: MERGED_SPEC }
+    : undefined;
 }
 
 /** A version list whose path is built when a rule first reads it: a clean review never does. */
@@ -49,7 +51,9 @@ class ListAt implements VersionList {
   ) {}
 
   get path(): FieldPath {
-    return (this.at ??= this.image ? this.prefix.child('machineImages').index(this.j).child('versions') : this.prefix.child('kubernetes', 'versions'));
+    return (this.at ??= this.image
+      ? this.prefix.child('machineImages').index(this.j).child('versions')
+      : this.prefix.child('kubernetes', 'versions'));
   }
 }
 
@@ -99,7 +103,9 @@ const OLD_VERSIONS = preparedKey<VersionIndex>('old versions');
  */
 export function oldVersions(ctx: ProfileWrite): VersionIndex {
   if (ctx.operation !== 'UPDATE') return NO_VERSIONS;
-  return ctx.prepared ? ctx.prepared.get(OLD_VERSIONS, () => indexVersions(ctx.oldObject?.spec)) : indexVersions(ctx.oldObject?.spec);
+  return ctx.prepared
+    ? ctx.prepared.get(OLD_VERSIONS, () => indexVersions(ctx.oldObject?.spec))
+    : indexVersions(ctx.oldObject?.spec);
 }
 
 /** Whether two entries carry the same classification fields, as written (a cheap "unchanged" test). */
@@ -107,7 +113,10 @@ export function sameClassificationFields(a: ExpirableVersion, b: ExpirableVersio
   if (a.classification !== b.classification || a.expirationDate !== b.expirationDate) return false;
   const x = a.lifecycle ?? [];
   const y = b.lifecycle ?? [];
-  return x.length === y.length && x.every((s, k) => s.classification === y[k]!.classification && s.startTime === y[k]!.startTime);
+  return (
+    x.length === y.length &&
+    x.every((s, k) => s.classification === y[k]!.classification && s.startTime === y[k]!.startTime)
+  );
 }
 
 /**
@@ -118,7 +127,10 @@ export function sameClassificationFields(a: ExpirableVersion, b: ExpirableVersio
 function mergeUnchanged(ctx: NamespacedCloudProfileContext & { object: NamespacedCloudProfile }): boolean {
   const old = ctx.oldObject;
   if (ctx.operation !== 'UPDATE' || !old || JSON.stringify(ctx.object.spec) !== JSON.stringify(old.spec)) return false;
-  return ctx.object.metadata.deletionTimestamp !== undefined || JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata);
+  return (
+    ctx.object.metadata.deletionTimestamp !== undefined ||
+    JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata)
+  );
 }
 
 /**

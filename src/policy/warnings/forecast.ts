@@ -2,7 +2,12 @@
 // (../../gardener/forecast/profile-change.ts): said as warnings, or, for the conditions the operator lists in
 // `forecast.deny`, as the FORECAST rule's violations. Computed once per review, only when the state
 // is synced: a warning never waits for the state, and the rule asks for it (needsState).
-import type { ForecastCondition, ForecastFinding, ForecastResult, ForecastSource } from '../../gardener/forecast/profile-change.js';
+import type {
+  ForecastCondition,
+  ForecastFinding,
+  ForecastResult,
+  ForecastSource,
+} from '../../gardener/forecast/profile-change.js';
 import { changedLists, forecastFindings } from '../../gardener/forecast/profile-change.js';
 import { mergeNamespacedProfile } from '../../gardener/merge.js';
 import type { Judged, RuleContext } from '../rule.js';
@@ -36,8 +41,17 @@ function compute(ctx: ProfileUpdate): ForecastResult {
     const after = ctx.object.spec;
     const changed = changedLists(before, after);
     if (changed.size === 0) return NOTHING;
-    const sources = sourcesOfCloudProfile(ctx.object.metadata.name, liveChildren(ctx.state, ctx.object.metadata.name)).map(
-      (s): ForecastSource => (s.via ? { ref: s.ref, before: () => mergeNamespacedProfile(before, s.via!.spec), after: () => mergeNamespacedProfile(after, s.via!.spec) } : { ref: s.ref, before: () => before, after: () => after }),
+    const sources = sourcesOfCloudProfile(
+      ctx.object.metadata.name,
+      liveChildren(ctx.state, ctx.object.metadata.name),
+    ).map((s): ForecastSource =>
+      s.via
+        ? {
+            ref: s.ref,
+            before: () => mergeNamespacedProfile(before, s.via!.spec),
+            after: () => mergeNamespacedProfile(after, s.via!.spec),
+          }
+        : { ref: s.ref, before: () => before, after: () => after },
     );
     return forecastFindings(sources, changed, ctx.state, ctx.now, opts);
   }
@@ -45,7 +59,11 @@ function compute(ctx: ProfileUpdate): ForecastResult {
   if (!merged || !oldMerged) return NOTHING; // no parent: NCP-OVERRIDES says so
   const changed = changedLists(oldMerged, merged);
   if (changed.size === 0) return NOTHING;
-  const ref = { kind: 'NamespacedCloudProfile' as const, namespace: ctx.object.metadata.namespace ?? '', name: ctx.object.metadata.name };
+  const ref = {
+    kind: 'NamespacedCloudProfile' as const,
+    namespace: ctx.object.metadata.namespace ?? '',
+    name: ctx.object.metadata.name,
+  };
   return forecastFindings([{ ref, before: () => oldMerged, after: () => merged }], changed, ctx.state, ctx.now, opts);
 }
 
@@ -55,7 +73,9 @@ const sum = (fs: readonly ForecastFinding[]) => sumOf(fs, (f) => f.shoots.length
 
 /** `shoots 'a/b', 'a/c' and 4 more`: the first few by key, the rest counted. */
 export function someShoots(shoots: readonly Shoot[], named = NAMED): string {
-  const listed = smallest(shoots, named, objectKey).map((s) => `'${objectKey(s)}'`).join(', ');
+  const listed = smallest(shoots, named, objectKey)
+    .map((s) => `'${objectKey(s)}'`)
+    .join(', ');
   const rest = shoots.length - named;
   return `${shoots.length === 1 ? 'shoot' : 'shoots'} ${listed}${rest > 0 ? ` and ${rest.toLocaleString('en-US')} more` : ''}`;
 }
@@ -76,15 +96,18 @@ export function sayFinding(f: ForecastFinding, named = NAMED): string {
 const kinds: Record<ForecastCondition, WarningKind<ForecastFinding>> = {
   trap: {
     one: (f) => sayFinding(f),
-    many: (fs) => `maintenance would move ${shootsText(sum(fs))} onto deprecated versions (${fs.length} steps, gardener/gardener#13647, #13703); see version-policy forecast --proposed`,
+    many: (fs) =>
+      `maintenance would move ${shootsText(sum(fs))} onto deprecated versions (${fs.length} steps, gardener/gardener#13647, #13703); see version-policy forecast --proposed`,
   },
   'no-target': {
     one: (f) => sayFinding(f),
-    many: (fs) => `forced update will fail for ${shootsText(sum(fs))} on ${fs.length} versions; see version-policy forecast --proposed`,
+    many: (fs) =>
+      `forced update will fail for ${shootsText(sum(fs))} on ${fs.length} versions; see version-policy forecast --proposed`,
   },
   'forced-soon': {
     one: (f) => sayFinding(f),
-    many: (fs) => `forced update moves within days for ${shootsText(sum(fs))} on ${fs.length} versions; see version-policy forecast --proposed`,
+    many: (fs) =>
+      `forced update moves within days for ${shootsText(sum(fs))} on ${fs.length} versions; see version-policy forecast --proposed`,
   },
 };
 
@@ -93,13 +116,16 @@ export function forecastWarnings(ctx: ProfileUpdate): Warning[] {
   if (!ctx.config.forecast.warn || !ctx.state.synced) return [];
   const deny = new Set(ctx.config.forecast.deny);
   const { findings, skippedGroups } = forecastOfUpdate(ctx);
-  const out = findings.filter((f) => !deny.has(f.condition)).map((f) => warningOf(kinds[f.condition], `forecast-${f.condition}`, f));
+  const out = findings
+    .filter((f) => !deny.has(f.condition))
+    .map((f) => warningOf(kinds[f.condition], `forecast-${f.condition}`, f));
   if (skippedGroups > 0) out.push(warningOf(partialKind, 'forecast-partial', skippedGroups));
   return out;
 }
 
 const partialKind: WarningKind<number> = {
-  one: (n) => `maintenance forecast is partial: ${n.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget; see version-policy forecast --proposed`,
+  one: (n) =>
+    `maintenance forecast is partial: ${n.toLocaleString('en-US')} groups of Shoots were not stepped within this review's budget; see version-policy forecast --proposed`,
   many: (ns) => `maintenance forecast is partial (${ns.length} times)`,
 };
 

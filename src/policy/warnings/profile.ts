@@ -6,12 +6,26 @@
 import type { ClusterState } from '../../api/cluster-state.js';
 import { withExpiration } from '../../gardener/merge.js';
 import type { CloudProfileContext, NamespacedCloudProfileContext, RuleContext } from '../rule.js';
-import type { CloudProfileSpec, ExpirableVersion, NamespacedCloudProfile, NamespacedMachineImage } from '../../api/types.js';
+import type {
+  CloudProfileSpec,
+  ExpirableVersion,
+  NamespacedCloudProfile,
+  NamespacedMachineImage,
+} from '../../api/types.js';
 import { liveChildren, sourcesOfCloudProfile } from '../../gardener/usage.js';
 import type { UserSource } from '../../gardener/usage.js';
 import type { Warning, WarningKind } from '../warning.js';
 import { countOf, shootsText, sumOf, versionLabel, versionSpan, warningOf } from '../warning.js';
-import { classificationAt, compareVersions, expiryInstant, formatInstant, hasStage, latestVersion, nextTransition, parseVersion } from '../../gardener/versions.js';
+import {
+  classificationAt,
+  compareVersions,
+  expiryInstant,
+  formatInstant,
+  hasStage,
+  latestVersion,
+  nextTransition,
+  parseVersion,
+} from '../../gardener/versions.js';
 
 const DAY_MS = 86_400_000;
 
@@ -25,9 +39,13 @@ const label = ({ image, entry }: Entry) => versionLabel(image, entry.version);
 
 const listKey = (e: Entry) => e.image ?? '';
 
-function entriesOf(spec: { kubernetes?: { versions: ExpirableVersion[] }; machineImages?: NamespacedMachineImage[] }): Entry[] {
+function entriesOf(spec: {
+  kubernetes?: { versions: ExpirableVersion[] };
+  machineImages?: NamespacedMachineImage[];
+}): Entry[] {
   const out: Entry[] = (spec.kubernetes?.versions ?? []).map((entry) => ({ entry }));
-  for (const img of spec.machineImages ?? []) for (const entry of img.versions ?? []) out.push({ image: img.name, entry });
+  for (const img of spec.machineImages ?? [])
+    for (const entry of img.versions ?? []) out.push({ image: img.name, entry });
   return out;
 }
 
@@ -57,8 +75,10 @@ interface Unavailable {
 }
 
 const droppedKind: WarningKind<Unavailable> = {
-  one: (u) => `gardener-apiserver drops Kubernetes version "${u.version}" on create: it is unavailable${u.until !== undefined ? ` until ${formatInstant(u.until)}` : ''}; add it by a later update`,
-  many: (us) => `gardener-apiserver drops ${countOf(us.length, undefined)} on create (${versionSpan(us.map((u) => u.version))}): they are unavailable; add them by a later update`,
+  one: (u) =>
+    `gardener-apiserver drops Kubernetes version "${u.version}" on create: it is unavailable${u.until !== undefined ? ` until ${formatInstant(u.until)}` : ''}; add it by a later update`,
+  many: (us) =>
+    `gardener-apiserver drops ${countOf(us.length, undefined)} on create (${versionSpan(us.map((u) => u.version))}): they are unavailable; add them by a later update`,
 };
 
 /** gardener-apiserver drops unavailable Kubernetes versions from a CloudProfile it creates. */
@@ -84,7 +104,9 @@ interface Audience {
 function cloudProfileAudience(ctx: CloudProfileContext): Audience {
   const name = ctx.object!.metadata.name;
   const children = liveChildren(ctx.state, name);
-  const overrides = new Map<NamespacedCloudProfile, Map<string, ExpirableVersion>>(children.map((n) => [n, overridesOf(n)]));
+  const overrides = new Map<NamespacedCloudProfile, Map<string, ExpirableVersion>>(
+    children.map((n) => [n, overridesOf(n)]),
+  );
   return {
     state: ctx.state,
     sources: sourcesOfCloudProfile(name, children),
@@ -109,7 +131,10 @@ function shootsWhere(a: Audience, e: Entry, test: (x: ExpirableVersion) => boole
   let n = 0;
   for (const source of a.sources) {
     if (!test(a.effective(source, e))) continue;
-    n += e.image === undefined ? a.state.kubernetesVersionShootCount(source.ref, e.entry.version) : a.state.machineImageVersionShootCount(source.ref, e.image, e.entry.version);
+    n +=
+      e.image === undefined
+        ? a.state.kubernetesVersionShootCount(source.ref, e.entry.version)
+        : a.state.machineImageVersionShootCount(source.ref, e.image, e.entry.version);
   }
   return n;
 }
@@ -143,7 +168,16 @@ function expiringSoon(a: Audience, entries: readonly Entry[], now: number, days:
   for (const e of entries) {
     if (!soon(e.entry)) continue;
     const shoots = shootsWhere(a, e, soon);
-    if (shoots > 0) out.push(warningOf(expiringKind, `expiring-soon\u0000${listKey(e)}`, { entry: e, at: expiryInstant(e.entry)!, now, shoots, days }));
+    if (shoots > 0)
+      out.push(
+        warningOf(expiringKind, `expiring-soon\u0000${listKey(e)}`, {
+          entry: e,
+          at: expiryInstant(e.entry)!,
+          now,
+          shoots,
+          days,
+        }),
+      );
   }
   return out;
 }
@@ -155,7 +189,8 @@ interface Stranded {
 }
 
 const strandedKind: WarningKind<Stranded> = {
-  one: (x) => `forced update will fail for ${shootsText(x.shoots)}: expired Kubernetes version "${x.version}" has no target (a newer patch or a ${x.nextMinor} version)`,
+  one: (x) =>
+    `forced update will fail for ${shootsText(x.shoots)}: expired Kubernetes version "${x.version}" has no target (a newer patch or a ${x.nextMinor} version)`,
   many: (xs) =>
     `forced update will fail for ${shootsText(sumOf(xs, (x) => x.shoots))}: ${countOf(xs.length, undefined)} are expired (${versionSpan(xs.map((x) => x.version))}) and have no target; see version-policy explain`,
 };
@@ -182,9 +217,11 @@ function forcedUpdateImpossible(a: Audience, spec: Pick<CloudProfileSpec, 'kuber
     if (!p || classificationAt(x, now) !== 'expired') continue;
     const sameMinor = highestTarget.get(`${p.major}.${p.minor}`);
     const nextMinor = `${p.major}.${p.minor + 1}`;
-    if ((sameMinor !== undefined && compareVersions(sameMinor, x.version) > 0) || highestTarget.has(nextMinor)) continue;
+    if ((sameMinor !== undefined && compareVersions(sameMinor, x.version) > 0) || highestTarget.has(nextMinor))
+      continue;
     const shoots = shootsWhere(a, { entry: x }, (y) => classificationAt(y, now) === 'expired');
-    if (shoots > 0) out.push(warningOf(strandedKind, 'no-forced-update-target', { version: x.version, nextMinor, shoots }));
+    if (shoots > 0)
+      out.push(warningOf(strandedKind, 'no-forced-update-target', { version: x.version, nextMinor, shoots }));
   }
   return out;
 }
@@ -198,7 +235,11 @@ function cloudProfileWarnings(ctx: CloudProfileContext): Warning[] {
   if (ctx.operation === 'CREATE') out = [...out, ...droppedOnCreate(spec, ctx.now)];
   if (!ctx.state.synced) return out;
   const audience = cloudProfileAudience(ctx);
-  return [...out, ...expiringSoon(audience, entries, ctx.now, ctx.config.warnings.expiringWithinDays), ...forcedUpdateImpossible(audience, spec, ctx.now)];
+  return [
+    ...out,
+    ...expiringSoon(audience, entries, ctx.now, ctx.config.warnings.expiringWithinDays),
+    ...forcedUpdateImpossible(audience, spec, ctx.now),
+  ];
 }
 
 function namespacedProfileWarnings(ctx: NamespacedCloudProfileContext): Warning[] {
@@ -214,7 +255,11 @@ function namespacedProfileWarnings(ctx: NamespacedCloudProfileContext): Warning[
     sources: [{ ref: { kind: 'NamespacedCloudProfile', namespace: ncp.metadata.namespace, name: ncp.metadata.name } }],
     effective: (_source, e) => e.entry,
   };
-  return [...out, ...expiringSoon(audience, entriesOf(merged), ctx.now, ctx.config.warnings.expiringWithinDays), ...forcedUpdateImpossible(audience, merged, ctx.now)];
+  return [
+    ...out,
+    ...expiringSoon(audience, entriesOf(merged), ctx.now, ctx.config.warnings.expiringWithinDays),
+    ...forcedUpdateImpossible(audience, merged, ctx.now),
+  ];
 }
 
 export function profileWarnings(ctx: RuleContext): Warning[] {

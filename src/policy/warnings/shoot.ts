@@ -47,8 +47,21 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const oldPools = old ? workersByName(old) : undefined;
   const out: Warning[] = [];
-  const say = (state: ShootUseWarning['state'], use: ShootVersionUse, places: readonly ShootVersionUse[], conclusion: () => string, rest: () => string) => {
-    const item = { subject: `${describeUse(use)} of shoot ${shootName(shoot)} (${listSome(places.map(placeOf), 3)})`, use: describeUse(use), shoot: shootName(shoot), state, conclusion, rest };
+  const say = (
+    state: ShootUseWarning['state'],
+    use: ShootVersionUse,
+    places: readonly ShootVersionUse[],
+    conclusion: () => string,
+    rest: () => string,
+  ) => {
+    const item = {
+      subject: `${describeUse(use)} of shoot ${shootName(shoot)} (${listSome(places.map(placeOf), 3)})`,
+      use: describeUse(use),
+      shoot: shootName(shoot),
+      state,
+      conclusion,
+      rest,
+    };
     out.push(warningOf(shootUseKind, `shoot\u0000${state}`, item));
   };
   for (const { use, places } of groupedUses(shoot)) {
@@ -61,16 +74,41 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
       // On CREATE and for a new pool an expired version is a denial, not a forecast.
       if (!places.some((p) => existedBefore(oldPools, p))) continue;
       const since = expiresAt !== undefined && Number.isFinite(expiresAt) ? ` since ${formatInstant(expiresAt)}` : '';
-      say('expired', use, places, () => forcedUpdate(plan(), ctx.now), () => `is expired${since}${forecastDetail(plan())}`);
+      say(
+        'expired',
+        use,
+        places,
+        () => forcedUpdate(plan(), ctx.now),
+        () => `is expired${since}${forecastDetail(plan())}`,
+      );
     } else if (isActive(c)) {
-      const soon = expiresAt !== undefined && expiresAt >= ctx.now && expiresAt - ctx.now <= ctx.config.warnings.expiringWithinDays * DAY_MS;
+      const soon =
+        expiresAt !== undefined &&
+        expiresAt >= ctx.now &&
+        expiresAt - ctx.now <= ctx.config.warnings.expiringWithinDays * DAY_MS;
       if (soon) {
         const days = Math.max(1, Math.ceil((expiresAt - ctx.now) / DAY_MS));
         const deprecated = c === 'deprecated' ? 'is deprecated and ' : '';
-        say('expiring', use, places, () => forcedUpdate(plan(), ctx.now), () => `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'})${forecastDetail(plan())}`);
+        say(
+          'expiring',
+          use,
+          places,
+          () => forcedUpdate(plan(), ctx.now),
+          () =>
+            `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'})${forecastDetail(plan())}`,
+        );
       } else if (c === 'deprecated') {
-        const when = expiresAt !== undefined && Number.isFinite(expiresAt) ? `it expires at ${formatInstant(expiresAt)}` : 'no expiry is set yet';
-        say('deprecated', use, places, () => 'update to a supported version', () => `is deprecated: ${when}`);
+        const when =
+          expiresAt !== undefined && Number.isFinite(expiresAt)
+            ? `it expires at ${formatInstant(expiresAt)}`
+            : 'no expiry is set yet';
+        say(
+          'deprecated',
+          use,
+          places,
+          () => 'update to a supported version',
+          () => `is deprecated: ${when}`,
+        );
       }
     }
   }

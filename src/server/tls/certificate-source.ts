@@ -56,7 +56,8 @@ export function checkMaterial(cert: string, key: string, clientCA?: string): Tls
   } catch (err) {
     throw new CertificateError(`serving key is not a PEM private key: ${(err as Error).message}`);
   }
-  if (!leaf.checkPrivateKey(privateKey)) throw new CertificateError('serving certificate and key do not belong together');
+  if (!leaf.checkPrivateKey(privateKey))
+    throw new CertificateError('serving certificate and key do not belong together');
   if (clientCA !== undefined) {
     try {
       new X509Certificate(clientCA);
@@ -82,10 +83,21 @@ export function checkMaterial(cert: string, key: string, clientCA?: string): Tls
 
 /** Content hash of the files, to tell a real change from a touch. */
 export function materialDigest(cert: string, key: string, clientCA?: string): string {
-  return createHash('sha256').update(cert).update('\0').update(key).update('\0').update(clientCA ?? '').digest('hex');
+  return createHash('sha256')
+    .update(cert)
+    .update('\0')
+    .update(key)
+    .update('\0')
+    .update(clientCA ?? '')
+    .digest('hex');
 }
 
 /** The secure-context options for a pair; setSecureContext replaces all of them, so they are built in one place. */
 export function secureContextOptions(m: { cert: string; key: string; clientCA?: string }) {
-  return { cert: m.cert, key: m.key, ...(m.clientCA !== undefined ? { ca: m.clientCA } : {}), minVersion: MIN_TLS_VERSION } as const;
+  return {
+    cert: m.cert,
+    key: m.key,
+    ...(m.clientCA !== undefined ? { ca: m.clientCA } : {}),
+    minVersion: MIN_TLS_VERSION,
+  } as const;
 }

@@ -24,7 +24,10 @@ export interface DevCertificateFiles {
   keyFile: string;
 }
 
-export async function writeDevCertificates(defaultDir: string, env: NodeJS.ProcessEnv = process.env): Promise<DevCertificateFiles> {
+export async function writeDevCertificates(
+  defaultDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DevCertificateFiles> {
   // The X.509 library loads only when a dev certificate is made, not when files are configured.
   const { createDevCertificates } = await import('./self-signed.js');
   const pair = await createDevCertificates({ hosts: DEV_HOSTS, caName: 'version-policy dev CA' });
@@ -38,7 +41,10 @@ export async function writeDevCertificates(defaultDir: string, env: NodeJS.Proce
   }
 }
 
-async function writeInto(dir: string, { ca, serving }: { ca: { certPem: string }; serving: { certPem: string; keyPem: string } }): Promise<DevCertificateFiles> {
+async function writeInto(
+  dir: string,
+  { ca, serving }: { ca: { certPem: string }; serving: { certPem: string; keyPem: string } },
+): Promise<DevCertificateFiles> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const files = { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
   // The CA's private key is never written: nothing else is ever signed with it.

@@ -127,7 +127,9 @@ export class FileCertificateSource implements CertificateSource {
   }
 
   private watchDirectories(): void {
-    const files = [this.opts.certFile, this.opts.keyFile, this.opts.clientCAFile].filter((f): f is string => Boolean(f));
+    const files = [this.opts.certFile, this.opts.keyFile, this.opts.clientCAFile].filter((f): f is string =>
+      Boolean(f),
+    );
     for (const dir of new Set(files.map((f) => dirname(resolve(f))))) {
       try {
         const watcher = watch(dir, { persistent: false }, () => this.scheduleReload());
@@ -160,6 +162,8 @@ async function readNamed(what: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new CertificateError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new CertificateError(
+      `cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }

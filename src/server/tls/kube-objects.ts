@@ -15,7 +15,10 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export interface Secret {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown } & Record<string, unknown>;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; managedFields?: unknown } & Record<
+    string,
+    unknown
+  >;
   type?: string;
   data?: Record<string, string>;
 }
@@ -57,13 +60,20 @@ export class KubeObjects {
   /** A PUT carrying the resourceVersion that was read: a concurrent writer makes it fail with 409. */
   async replaceSecret(secret: Secret): Promise<Secret> {
     const { managedFields: _omitted, ...metadata } = secret.metadata;
-    return (await call(this.conn, 'PUT', `${this.secretPath}?fieldManager=${FIELD_MANAGER}`, { ...secret, metadata })) as Secret;
+    return (await call(this.conn, 'PUT', `${this.secretPath}?fieldManager=${FIELD_MANAGER}`, {
+      ...secret,
+      metadata,
+    })) as Secret;
   }
 
   /** undefined when the configuration does not exist (uninstalled, or removed in an emergency). */
   async getWebhookConfiguration(kind: WebhookKind, name: string): Promise<WebhookConfiguration | undefined> {
     try {
-      return (await call(this.conn, 'GET', `${WEBHOOK_PATH[kind]}/${encodeURIComponent(name)}`)) as WebhookConfiguration;
+      return (await call(
+        this.conn,
+        'GET',
+        `${WEBHOOK_PATH[kind]}/${encodeURIComponent(name)}`,
+      )) as WebhookConfiguration;
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw err;
@@ -75,7 +85,12 @@ export class KubeObjects {
    * by index and guarded by a test of its name, so a configuration reordered since it was read
    * fails (422) instead of getting the bundle on the wrong entry.
    */
-  async patchCABundles(kind: WebhookKind, config: WebhookConfiguration, indices: number[], caBundle: string): Promise<WebhookConfiguration> {
+  async patchCABundles(
+    kind: WebhookKind,
+    config: WebhookConfiguration,
+    indices: number[],
+    caBundle: string,
+  ): Promise<WebhookConfiguration> {
     const ops = indices.flatMap((i) => [
       { op: 'test', path: `/webhooks/${i}/name`, value: config.webhooks?.[i]?.name },
       { op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: caBundle },
@@ -85,7 +100,13 @@ export class KubeObjects {
   }
 }
 
-async function call(conn: ApiConnection, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+async function call(
+  conn: ApiConnection,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<unknown> {
   const base = await conn.requestOptions();
   const url = new URL(conn.server + path);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -95,10 +116,22 @@ async function call(conn: ApiConnection, method: string, path: string, body?: un
       ...base,
       method,
       timeout: REQUEST_TIMEOUT_MS,
-      headers: { ...base.headers, Accept: 'application/json', ...(payload !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) } : {}) },
+      headers: {
+        ...base.headers,
+        Accept: 'application/json',
+        ...(payload !== undefined ? { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) } : {}),
+      },
     });
-    req.on('timeout', () => req.destroy(new ApiError(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000}s`, 0)));
-    req.on('error', (err) => reject(err instanceof ApiError ? err : new ApiError(`${method} ${path}: ${(err as NodeJS.ErrnoException).code ?? err.message}`, 0)));
+    req.on('timeout', () =>
+      req.destroy(new ApiError(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000}s`, 0)),
+    );
+    req.on('error', (err) =>
+      reject(
+        err instanceof ApiError
+          ? err
+          : new ApiError(`${method} ${path}: ${(err as NodeJS.ErrnoException).code ?? err.message}`, 0),
+      ),
+    );
     req.on('response', (res) => {
       res.setEncoding('utf8');
       let text = '';
@@ -116,7 +149,13 @@ async function call(conn: ApiConnection, method: string, path: string, body?: un
         const s = (json ?? {}) as { reason?: unknown; message?: unknown };
         const reason = typeof s.reason === 'string' ? s.reason : '';
         const message = typeof s.message === 'string' ? s.message : text.slice(0, 200);
-        reject(new ApiError(`${method} ${path}: ${status} ${reason || http.STATUS_CODES[status] || ''}${message ? `: ${message}` : ''}`.trim(), status, reason));
+        reject(
+          new ApiError(
+            `${method} ${path}: ${status} ${reason || http.STATUS_CODES[status] || ''}${message ? `: ${message}` : ''}`.trim(),
+            status,
+            reason,
+          ),
+        );
       });
     });
     req.end(payload);

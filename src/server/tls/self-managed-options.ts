@@ -56,16 +56,26 @@ export function podNamespace(root = '/'): string | undefined {
   }
 }
 
-export function selfManagedOptions(cfg: SelfManagedConfig, pollIntervalSeconds: number, namespaceOf: () => string | undefined = podNamespace): SelfManagedOptions {
+export function selfManagedOptions(
+  cfg: SelfManagedConfig,
+  pollIntervalSeconds: number,
+  namespaceOf: () => string | undefined = podNamespace,
+): SelfManagedOptions {
   const namespace = cfg.namespace || namespaceOf();
-  if (!namespace) throw new ConfigError(`${KEY}.namespace is empty and there is no service-account namespace to default to: set it`);
+  if (!namespace)
+    throw new ConfigError(`${KEY}.namespace is empty and there is no service-account namespace to default to: set it`);
   const ms = (key: keyof SelfManagedConfig) => parseDuration(String(cfg[key]));
   const opts: SelfManagedOptions = {
     namespace,
     secretName: cfg.secretName,
     validatingWebhookConfiguration: cfg.validatingWebhookConfiguration,
     mutatingWebhookConfiguration: cfg.mutatingWebhookConfiguration,
-    dnsNames: [cfg.serviceName, `${cfg.serviceName}.${namespace}`, `${cfg.serviceName}.${namespace}.svc`, `${cfg.serviceName}.${namespace}.svc.cluster.local`],
+    dnsNames: [
+      cfg.serviceName,
+      `${cfg.serviceName}.${namespace}`,
+      `${cfg.serviceName}.${namespace}.svc`,
+      `${cfg.serviceName}.${namespace}.svc.cluster.local`,
+    ],
     caValidityMs: ms('caValidity'),
     caRenewBeforeMs: ms('caRenewBefore'),
     servingValidityMs: ms('servingValidity'),
@@ -82,10 +92,17 @@ export function selfManagedOptions(cfg: SelfManagedConfig, pollIntervalSeconds: 
 /** The orderings the rotation depends on; each broken one is named with its reason. */
 function relationProblems(o: SelfManagedOptions): string[] {
   const out: string[] = [];
-  if (o.servingRenewBeforeMs >= o.servingValidityMs) out.push('servingRenewBefore must be shorter than servingValidity, or every poll renews');
-  if (o.caRenewBeforeMs >= o.caValidityMs) out.push('caRenewBefore must be shorter than caValidity, or every poll starts a CA rotation');
-  if (o.servingValidityMs > o.caRenewBeforeMs) out.push('servingValidity must not exceed caRenewBefore, or serving certificates are cut short to end with their CA');
-  if (o.propagationDelayMs >= o.caRenewBeforeMs) out.push('propagationDelay must be shorter than caRenewBefore, or the CA expires before its successor may serve');
-  if (o.pollIntervalMs >= o.servingRenewBeforeMs) out.push('certReloadIntervalSeconds must be shorter than servingRenewBefore, or a renewal can be missed');
+  if (o.servingRenewBeforeMs >= o.servingValidityMs)
+    out.push('servingRenewBefore must be shorter than servingValidity, or every poll renews');
+  if (o.caRenewBeforeMs >= o.caValidityMs)
+    out.push('caRenewBefore must be shorter than caValidity, or every poll starts a CA rotation');
+  if (o.servingValidityMs > o.caRenewBeforeMs)
+    out.push(
+      'servingValidity must not exceed caRenewBefore, or serving certificates are cut short to end with their CA',
+    );
+  if (o.propagationDelayMs >= o.caRenewBeforeMs)
+    out.push('propagationDelay must be shorter than caRenewBefore, or the CA expires before its successor may serve');
+  if (o.pollIntervalMs >= o.servingRenewBeforeMs)
+    out.push('certReloadIntervalSeconds must be shorter than servingRenewBefore, or a renewal can be missed');
   return out;
 }

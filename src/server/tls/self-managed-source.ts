@@ -16,7 +16,17 @@ import { CertificateError, checkMaterial } from './certificate-source.js';
 import { KubeObjects, type WebhookConfiguration, type WebhookKind } from './kube-objects.js';
 import { selfManagedOptions, type SelfManagedOptions } from './self-managed-options.js';
 import type { AuthorityState, Mint } from './self-managed-state.js';
-import { bundlePem, certificate, decodeState, encodeState, isSettled, plan, settle, signedBy, splitBundle } from './self-managed-state.js';
+import {
+  bundlePem,
+  certificate,
+  decodeState,
+  encodeState,
+  isSettled,
+  plan,
+  settle,
+  signedBy,
+  splitBundle,
+} from './self-managed-state.js';
 import { createCertificateAuthority, issueCertificate, loadAuthority } from './self-signed.js';
 
 /** Write races lost in one pass before it gives up until the next poll; more replicas than this rarely write at once. */
@@ -88,14 +98,20 @@ export class SelfManagedCertificateSource implements CertificateSource {
    */
   notReadyReason(): string | undefined {
     const problem = this.problem ? ` (${this.problem})` : '';
-    if (!this.observed || !this.state) return `the certificate Secret and webhook configurations have not been read yet${problem}`;
+    if (!this.observed || !this.state)
+      return `the certificate Secret and webhook configurations have not been read yet${problem}`;
     if (!this.servedCA) return `serving a placeholder certificate that nothing trusts${problem}`;
     const now = Date.now();
-    if (Date.parse(this.material.notAfter) <= now) return `the serving certificate expired at ${this.material.notAfter}${problem}`;
-    if (!isSettled(this.state, this.servedCA, now)) return `waiting for kube-apiserver to pick up the caBundle with this replica's CA (propagationDelay ${this.opts.propagationDelayMs / 1000}s)`;
+    if (Date.parse(this.material.notAfter) <= now)
+      return `the serving certificate expired at ${this.material.notAfter}${problem}`;
+    if (!isSettled(this.state, this.servedCA, now))
+      return `waiting for kube-apiserver to pick up the caBundle with this replica's CA (propagationDelay ${this.opts.propagationDelayMs / 1000}s)`;
     const entries = this.observed.flatMap((o) => o.config.webhooks ?? []);
     const leaf = this.material.cert;
-    if (entries.length > 0 && !entries.some((e) => splitBundle(unb64(e.clientConfig?.caBundle ?? '')).some((ca) => signedBy(leaf, ca)))) {
+    if (
+      entries.length > 0 &&
+      !entries.some((e) => splitBundle(unb64(e.clientConfig?.caBundle ?? '')).some((ca) => signedBy(leaf, ca)))
+    ) {
       return `no webhook configuration's caBundle trusts the served certificate${problem}`;
     }
     return undefined;
@@ -110,7 +126,11 @@ export class SelfManagedCertificateSource implements CertificateSource {
       })
       .catch((err: Error) => {
         const message = err.message;
-        if (message !== this.problem) this.opts.logger.warn({ err: { message } }, 'certificate source pass failed; serving the last good certificate and trying again');
+        if (message !== this.problem)
+          this.opts.logger.warn(
+            { err: { message } },
+            'certificate source pass failed; serving the last good certificate and trying again',
+          );
         this.problem = message;
       })
       .finally(() => {
@@ -137,8 +157,15 @@ export class SelfManagedCertificateSource implements CertificateSource {
     for (let attempt = 1; ; attempt++) {
       const now = Date.now();
       const [secret, observed] = await Promise.all([this.readSecret(), this.readConfigurations()]);
-      const published = observed.flatMap((o) => (o.config.webhooks ?? []).flatMap((e) => splitBundle(unb64(e.clientConfig?.caBundle ?? ''))));
-      const { state, changes } = await plan(decodeState(secret.data), { now, times: this.opts, published, mint: this.mint });
+      const published = observed.flatMap((o) =>
+        (o.config.webhooks ?? []).flatMap((e) => splitBundle(unb64(e.clientConfig?.caBundle ?? ''))),
+      );
+      const { state, changes } = await plan(decodeState(secret.data), {
+        now,
+        times: this.opts,
+        published,
+        mint: this.mint,
+      });
       let stored = secret;
       if (changes.length > 0) {
         try {
@@ -178,7 +205,8 @@ export class SelfManagedCertificateSource implements CertificateSource {
   /** A 409 means another replica wrote first: read again and plan on top of what it wrote. */
   private lostRace(err: unknown, attempt: number): boolean {
     if (!(err instanceof ApiError) || err.status !== 409) return false;
-    if (attempt >= MAX_ATTEMPTS) throw new Error(`lost ${attempt} write races on the certificate Secret in a row; trying again at the next poll`);
+    if (attempt >= MAX_ATTEMPTS)
+      throw new Error(`lost ${attempt} write races on the certificate Secret in a row; trying again at the next poll`);
     this.opts.logger.debug({ attempt }, 'another replica wrote the certificate Secret first; adopting what it wrote');
     return true;
   }
@@ -189,7 +217,9 @@ export class SelfManagedCertificateSource implements CertificateSource {
       return await objects.getSecret();
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
-        throw new Error(`Secret ${objects.namespace}/${objects.secretName} not found: the chart creates it (empty), and the server may only read and update it, not create it`);
+        throw new Error(
+          `Secret ${objects.namespace}/${objects.secretName} not found: the chart creates it (empty), and the server may only read and update it, not create it`,
+        );
       }
       throw err;
     }
@@ -200,7 +230,11 @@ export class SelfManagedCertificateSource implements CertificateSource {
       ['ValidatingWebhookConfiguration', this.opts.validatingWebhookConfiguration],
       ['MutatingWebhookConfiguration', this.opts.mutatingWebhookConfiguration],
     ];
-    const found = await Promise.all(wanted.filter(([, name]) => name).map(async ([kind, name]) => ({ kind, config: await this.opts.objects.getWebhookConfiguration(kind, name) })));
+    const found = await Promise.all(
+      wanted
+        .filter(([, name]) => name)
+        .map(async ([kind, name]) => ({ kind, config: await this.opts.objects.getWebhookConfiguration(kind, name) })),
+    );
     // A configuration that does not exist (removed in an emergency, or not yet created) is skipped:
     // nothing calls us through it, and the other one must keep working.
     return found.filter((o): o is Observed => o.config !== undefined);
@@ -214,10 +248,16 @@ export class SelfManagedCertificateSource implements CertificateSource {
       if (stale.length === 0) continue;
       try {
         o.config = await this.opts.objects.patchCABundles(o.kind, o.config, stale, caBundle);
-        this.opts.logger.info({ kind: o.kind, name: o.config.metadata.name, webhooks: stale.length }, 'caBundle published');
+        this.opts.logger.info(
+          { kind: o.kind, name: o.config.metadata.name, webhooks: stale.length },
+          'caBundle published',
+        );
       } catch (err) {
         everywhere = false;
-        this.opts.logger.warn({ err: { message: (err as Error).message }, kind: o.kind, name: o.config.metadata.name }, 'caBundle could not be published; trying again at the next poll');
+        this.opts.logger.warn(
+          { err: { message: (err as Error).message }, kind: o.kind, name: o.config.metadata.name },
+          'caBundle could not be published; trying again at the next poll',
+        );
       }
     }
     return everywhere;
@@ -231,7 +271,11 @@ export class SelfManagedCertificateSource implements CertificateSource {
   private adopt(s: AuthorityState, now: number): void {
     const { serving, active } = s;
     if (!serving || !active || serving.certPem === this.material.cert) return;
-    const servedTrusted = this.servedCA !== undefined && Date.parse(this.material.notAfter) > now && s.bundle.some((ca) => signedBy(this.material.cert, ca)) && isSettled(s, this.servedCA, now);
+    const servedTrusted =
+      this.servedCA !== undefined &&
+      Date.parse(this.material.notAfter) > now &&
+      s.bundle.some((ca) => signedBy(this.material.cert, ca)) &&
+      isSettled(s, this.servedCA, now);
     if (servedTrusted && !isSettled(s, active.certPem, now)) return;
     let next: TlsMaterial;
     try {
@@ -251,11 +295,19 @@ export class SelfManagedCertificateSource implements CertificateSource {
 function mintFor(opts: SelfManagedOptions): Mint {
   return {
     async authority(now) {
-      const ca = await createCertificateAuthority(`${opts.secretName} CA ${new Date(now).toISOString()}`, 0, { validityMs: opts.caValidityMs, now });
+      const ca = await createCertificateAuthority(`${opts.secretName} CA ${new Date(now).toISOString()}`, 0, {
+        validityMs: opts.caValidityMs,
+        now,
+      });
       return { certPem: ca.certPem, keyPem: ca.keyPem };
     },
     async serving(ca, now, notAfterCap) {
-      return issueCertificate(await loadAuthority(ca), { hosts: opts.dnsNames, validityMs: opts.servingValidityMs, now, notAfterCap });
+      return issueCertificate(await loadAuthority(ca), {
+        hosts: opts.dnsNames,
+        validityMs: opts.servingValidityMs,
+        now,
+        notAfterCap,
+      });
     },
   };
 }
@@ -263,9 +315,18 @@ function mintFor(opts: SelfManagedOptions): Mint {
 /** The source as `serve` runs it: server.tls.selfManaged, and the kubeconfig the informers use (cluster.kubeconfig). */
 export async function openSelfManagedSource(config: Config, logger: Logger): Promise<SelfManagedCertificateSource> {
   const opts = selfManagedOptions(config.server.tls.selfManaged, config.server.certReloadIntervalSeconds);
-  const objects = new KubeObjects(connectionFrom(loadKubeConfig(config.cluster.kubeconfig)), opts.namespace, opts.secretName);
+  const objects = new KubeObjects(
+    connectionFrom(loadKubeConfig(config.cluster.kubeconfig)),
+    opts.namespace,
+    opts.secretName,
+  );
   logger.info(
-    { secret: `${opts.namespace}/${opts.secretName}`, validating: opts.validatingWebhookConfiguration, mutating: opts.mutatingWebhookConfiguration, dnsNames: opts.dnsNames },
+    {
+      secret: `${opts.namespace}/${opts.secretName}`,
+      validating: opts.validatingWebhookConfiguration,
+      mutating: opts.mutatingWebhookConfiguration,
+      dnsNames: opts.dnsNames,
+    },
     'self-managed certificates: reading the Secret and the webhook configurations',
   );
   return SelfManagedCertificateSource.open({ ...opts, objects, logger });

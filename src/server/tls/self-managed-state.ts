@@ -103,7 +103,10 @@ export function fingerprint(pem: string): string {
 const same = (a: string, b: string | undefined) => b !== undefined && fingerprint(a) === fingerprint(b);
 
 /** The PEM text node prints for a certificate, so equal certificates are equal strings. */
-const canonical = (pair: CertificatePair): CertificatePair => ({ certPem: certificate(pair.certPem)?.toString() ?? pair.certPem, keyPem: pair.keyPem });
+const canonical = (pair: CertificatePair): CertificatePair => ({
+  certPem: certificate(pair.certPem)?.toString() ?? pair.certPem,
+  keyPem: pair.keyPem,
+});
 
 export const bundlePem = (s: AuthorityState): string => s.bundle.join('');
 
@@ -152,7 +155,10 @@ function servingProblem(s: AuthorityState, ctx: PlanContext): string | undefined
   if (ctx.now < end - ctx.times.servingRenewBeforeMs) return undefined;
   // Renew only to something that lasts longer (X.509 counts whole seconds): a certificate cut short
   // by its CA's end would otherwise be renewed on every poll until the CA rotates.
-  const renewed = Math.min(ctx.now + ctx.times.servingValidityMs, notAfter(certificate(active.certPem) as X509Certificate));
+  const renewed = Math.min(
+    ctx.now + ctx.times.servingValidityMs,
+    notAfter(certificate(active.certPem) as X509Certificate),
+  );
   return renewed > end + 1000 || ctx.now >= end ? 'the serving certificate is due for renewal' : undefined;
 }
 
@@ -166,7 +172,11 @@ export async function plan(current: AuthorityState, ctx: PlanContext): Promise<P
 
   if (!usableAuthority(s.active, now)) {
     takeOver(s, canonical(await mint.authority(now)), ctx);
-    changes.push(current.active ? 'the stored CA is unusable or expired: a new CA, keeping the published CAs trusted' : 'no CA yet: a new CA, keeping the published CAs trusted');
+    changes.push(
+      current.active
+        ? 'the stored CA is unusable or expired: a new CA, keeping the published CAs trusted'
+        : 'no CA yet: a new CA, keeping the published CAs trusted',
+    );
   }
   const active = () => s.active as CertificatePair;
   const activeEnd = () => notAfter(certificate(active().certPem) as X509Certificate);
@@ -185,10 +195,15 @@ export async function plan(current: AuthorityState, ctx: PlanContext): Promise<P
     s.active = s.next;
     delete s.next;
     s.activeSince = now;
-    s.bundle = [...s.bundle.filter((pem) => same(pem, active().certPem)), ...s.bundle.filter((pem) => !same(pem, active().certPem))];
+    s.bundle = [
+      ...s.bundle.filter((pem) => same(pem, active().certPem)),
+      ...s.bundle.filter((pem) => !same(pem, active().certPem)),
+    ];
     changes.push('the new CA is trusted everywhere: it signs from now on');
   }
-  const kept = s.bundle.filter((pem) => same(pem, active().certPem) || same(pem, s.next?.certPem) || !retired(s, pem, now, times.overlapMs));
+  const kept = s.bundle.filter(
+    (pem) => same(pem, active().certPem) || same(pem, s.next?.certPem) || !retired(s, pem, now, times.overlapMs),
+  );
   if (kept.length !== s.bundle.length) {
     changes.push(`${s.bundle.length - kept.length} retired or expired CA(s) leave the bundle`);
     s.bundle = kept;
@@ -223,7 +238,9 @@ function takeOver(s: AuthorityState, ca: CertificatePair, ctx: PlanContext): voi
   s.activeSince = ctx.now;
   // What kube-apiserver trusts now has been published for as long as it matters; the rest waits for
   // its publication like any new CA.
-  s.settled = Object.fromEntries(retired.filter((pem) => previous.has(fingerprint(pem))).map((pem) => [fingerprint(pem), ctx.now]));
+  s.settled = Object.fromEntries(
+    retired.filter((pem) => previous.has(fingerprint(pem))).map((pem) => [fingerprint(pem), ctx.now]),
+  );
 }
 
 function retired(s: AuthorityState, pem: string, now: number, overlapMs: number): boolean {
@@ -255,7 +272,8 @@ export function settle(s: AuthorityState, at: number): boolean {
 // --- the Secret's data -------------------------------------------------------------------------
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-const unb64 = (text: string | undefined) => (text === undefined ? undefined : Buffer.from(text, 'base64').toString('utf8'));
+const unb64 = (text: string | undefined) =>
+  text === undefined ? undefined : Buffer.from(text, 'base64').toString('utf8');
 
 function pairOf(data: Record<string, string>, cert: string, key: string): CertificatePair | undefined {
   const certPem = unb64(data[cert]);
@@ -296,7 +314,9 @@ export function decodeState(data: Record<string, string> | undefined): Authority
 
 /** The Secret's data for `s`, merged over the keys that are not ours. */
 export function encodeState(s: AuthorityState, others: Record<string, string> = {}): Record<string, string> {
-  const data: Record<string, string> = Object.fromEntries(Object.entries(others).filter(([k]) => !(Object.values(DATA_KEYS) as string[]).includes(k)));
+  const data: Record<string, string> = Object.fromEntries(
+    Object.entries(others).filter(([k]) => !(Object.values(DATA_KEYS) as string[]).includes(k)),
+  );
   const put = (key: string, text: string | undefined) => {
     if (text !== undefined) data[key] = b64(text);
   };

@@ -58,12 +58,17 @@ async function keyPem(key: CryptoKey): Promise<string> {
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 /** notBefore/notAfter for a certificate valid `validityMs` from `now`, never past `cap`. */
 function validity(now: number, validityMs: number, cap = Infinity): { notBefore: Date; notAfter: Date } {
-  return { notBefore: new Date(now - Math.min(BACKDATE_MS, validityMs)), notAfter: new Date(Math.min(now + validityMs, cap)) };
+  return {
+    notBefore: new Date(now - Math.min(BACKDATE_MS, validityMs)),
+    notAfter: new Date(Math.min(now + validityMs, cap)),
+  };
 }
 
 export async function createCertificateAuthority(
@@ -90,7 +95,9 @@ export async function createCertificateAuthority(
 /** A stored CA (certificate and PKCS#8 key, PEM) made ready to sign again. */
 export async function loadAuthority(pair: CertificatePair): Promise<SigningAuthority> {
   const cert = new x509.X509Certificate(pair.certPem);
-  const privateKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pair.keyPem), ALG, true, ['sign']);
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(pair.keyPem), ALG, true, [
+    'sign',
+  ]);
   const publicKey = await cert.publicKey.export(ALG, ['verify']);
   return { cert, keys: { privateKey, publicKey } };
 }
@@ -112,7 +119,9 @@ export async function issueCertificate(ca: SigningAuthority, opts: IssueOptions 
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension(usages),
-      new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: 'ip', value: h } : { type: 'dns', value: h }))),
+      new x509.SubjectAlternativeNameExtension(
+        hosts.map((h) => (isIP(h) ? { type: 'ip', value: h } : { type: 'dns', value: h })),
+      ),
       await x509.AuthorityKeyIdentifierExtension.create(ca.keys.publicKey),
     ],
   });

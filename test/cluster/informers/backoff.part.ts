@@ -3,9 +3,15 @@ import { Backoff } from '../../../src/cluster/informers/backoff.js';
 
 t.test('doubles from the initial delay up to the cap, jittered within the upper half', async (t) => {
   const low = new Backoff({ initialMs: 100, maxMs: 1000 }, () => 0);
-  t.same([1, 2, 3, 4, 5, 6].map(() => low.next()), [50, 100, 200, 400, 500, 500]);
+  t.same(
+    [1, 2, 3, 4, 5, 6].map(() => low.next()),
+    [50, 100, 200, 400, 500, 500],
+  );
   const high = new Backoff({ initialMs: 100, maxMs: 1000 }, () => 1);
-  t.same([1, 2, 3, 4, 5, 6].map(() => high.next()), [100, 200, 400, 800, 1000, 1000]);
+  t.same(
+    [1, 2, 3, 4, 5, 6].map(() => high.next()),
+    [100, 200, 400, 800, 1000, 1000],
+  );
 });
 
 t.test('reset starts over; a server-given Retry-After is a floor', async (t) => {

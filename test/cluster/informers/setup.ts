@@ -13,12 +13,20 @@ import { cloudProfile, image, shoot } from '../../helpers/objects.js';
 import { until } from '../../helpers/until.js';
 
 export const VERSIONS = ['1.30.1', '1.31.0', '1.32.0'];
-export const PROFILE = cloudProfile({ name: 'aws', kubernetes: VERSIONS, images: [image('gardenlinux', ['1.0.0', '2.0.0'])] });
+export const PROFILE = cloudProfile({
+  name: 'aws',
+  kubernetes: VERSIONS,
+  images: [image('gardenlinux', ['1.0.0', '2.0.0'])],
+});
 export const CP = { kind: 'CloudProfile', name: 'aws' } as const;
 export const onAws = (name: string, version: string, namespace = 'garden-dev') =>
   shoot({ name, namespace, profile: 'aws', version, workers: [{ name: 'pool', image: ['gardenlinux', '1.0.0'] }] });
 
-export const uses = (index: ClusterIndex, version: string) => index.kubernetesVersionUsers(CP, version).map((u) => u.shoot.metadata.name).sort();
+export const uses = (index: ClusterIndex, version: string) =>
+  index
+    .kubernetesVersionUsers(CP, version)
+    .map((u) => u.shoot.metadata.name)
+    .sort();
 
 export interface Setup {
   objects?: PolicedObject[];
@@ -35,15 +43,29 @@ export async function setup(t: Test, s: Setup = {}) {
   const index = new ClusterIndex(false);
   const registry = new Registry();
   const { logger, lines } = capturedLogger();
-  const informers = startClusterInformers({ index, kubeconfig: fake.kubeconfigPath, registry, logger, pageSize: 2, backoff: { initialMs: 10, maxMs: 100 }, ...s.informer });
+  const informers = startClusterInformers({
+    index,
+    kubeconfig: fake.kubeconfigPath,
+    registry,
+    logger,
+    pageSize: 2,
+    backoff: { initialMs: 10, maxMs: 100 },
+    ...s.informer,
+  });
   t.teardown(async () => {
     await informers.stop();
     await fake.close();
   });
   const metric = async (name: string, labels: Record<string, string>) =>
-    (await registry.getSingleMetric(name)?.get())?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+    (await registry.getSingleMetric(name)?.get())?.values.find((v) =>
+      Object.entries(labels).every(([k, l]) => v.labels[k] === l),
+    )?.value ?? 0;
   const watching = () => until('a watch on every resource', () => fake.watchCount() === 3);
   const logged = (msg: string | RegExp, resource?: string) =>
-    lines.filter((l) => (resource === undefined || l.resource === resource) && (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg))));
+    lines.filter(
+      (l) =>
+        (resource === undefined || l.resource === resource) &&
+        (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg))),
+    );
   return { fake, index, informers, registry, lines, logged, metric, watching };
 }

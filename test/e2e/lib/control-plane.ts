@@ -10,14 +10,20 @@ import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '../../helpers/free-port.js';
-import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../../src/server/tls/self-signed.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  type CertificatePair,
+} from '../../../src/server/tls/self-signed.js';
 import { startProcess, type Started } from './processes.js';
 
 /** The folder of the built binaries: E2E_BIN, which test/e2e/run.sh sets. */
 export function binDir(): string {
   const dir = process.env.E2E_BIN ?? '';
   if (!dir || !existsSync(join(dir, 'kube-apiserver'))) {
-    throw new Error(`E2E_BIN (${dir || 'unset'}) holds no kube-apiserver: run the suites with npm run test:e2e, or set E2E_BIN=$(test/e2e/build-binaries.sh)`);
+    throw new Error(
+      `E2E_BIN (${dir || 'unset'}) holds no kube-apiserver: run the suites with npm run test:e2e, or set E2E_BIN=$(test/e2e/build-binaries.sh)`,
+    );
   }
   return dir;
 }
@@ -30,14 +36,20 @@ export interface HttpReply {
 }
 
 /** GET or POST over HTTPS, trusting `ca`, with an optional bearer token. */
-export function httpsCall(url: string, opts: { ca: string; token?: string; method?: string; body?: string; timeoutMs?: number }): Promise<HttpReply> {
+export function httpsCall(
+  url: string,
+  opts: { ca: string; token?: string; method?: string; body?: string; timeoutMs?: number },
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
       {
         method: opts.method ?? 'GET',
         ca: opts.ca,
-        headers: { ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}), ...(opts.body ? { 'Content-Type': 'application/json' } : {}) },
+        headers: {
+          ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}),
+          ...(opts.body ? { 'Content-Type': 'application/json' } : {}),
+        },
         timeout: opts.timeoutMs ?? 5000,
       },
       (res) => {
@@ -55,18 +67,27 @@ export function httpsCall(url: string, opts: { ca: string; token?: string; metho
 /** A plain-HTTP POST with a JSON body (etcd's gRPC gateway). */
 export function httpPostJson(url: string, body: unknown): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, timeout: 5000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, timeout: 5000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
 }
 
 /** Polls `probe` every `intervalMs` until it returns a truthy value; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -76,7 +97,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${timeoutMs} ms${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
@@ -172,7 +196,11 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
     ],
     { logDir: dir },
   );
-  await waitFor('etcd healthy', async () => (await httpPostJson(`${etcdUrl}/v3/maintenance/status`, {})).status === 200, 30_000);
+  await waitFor(
+    'etcd healthy',
+    async () => (await httpPostJson(`${etcdUrl}/v3/maintenance/status`, {})).status === 200,
+    30_000,
+  );
 
   const server = `https://127.0.0.1:${apiPort}`;
   const apiArgs = [
@@ -198,7 +226,10 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
   let apiserver = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiArgs, { logDir: dir });
   const caPem = ca.certPem;
   const ready = async () => {
-    const exitedEarly = await Promise.race([apiserver.exited, new Promise<undefined>((r) => setTimeout(r, 0, undefined))]);
+    const exitedEarly = await Promise.race([
+      apiserver.exited,
+      new Promise<undefined>((r) => setTimeout(r, 0, undefined)),
+    ]);
     if (exitedEarly !== undefined) throw new Error(`kube-apiserver exited (${exitedEarly}); see ${apiserver.logFile}`);
     const res = await httpsCall(`${server}/readyz`, { ca: caPem, token: adminToken });
     return res.status === 200;
@@ -235,7 +266,9 @@ export async function startControlPlane(dir: string): Promise<ControlPlane> {
       await waitFor('kube-apiserver ready again', ready, 90_000, 250);
     },
     async compactEtcd() {
-      const status = JSON.parse((await httpPostJson(`${etcdUrl}/v3/kv/range`, { key: Buffer.from('/').toString('base64') })).body) as { header: { revision: string } };
+      const status = JSON.parse(
+        (await httpPostJson(`${etcdUrl}/v3/kv/range`, { key: Buffer.from('/').toString('base64') })).body,
+      ) as { header: { revision: string } };
       const revision = Number(status.header.revision);
       const res = await httpPostJson(`${etcdUrl}/v3/kv/compaction`, { revision: String(revision), physical: true });
       if (res.status !== 200) throw new Error(`etcd compaction: ${res.status} ${res.body}`);

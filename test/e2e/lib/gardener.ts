@@ -7,14 +7,21 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { createCertificateAuthority, issueCertificate, type CertificatePair } from '../../../src/server/tls/self-signed.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  type CertificatePair,
+} from '../../../src/server/tls/self-signed.js';
 import { binDir, waitFor } from './control-plane.js';
 import { adoptPid, startProcess, type Started } from './processes.js';
 
 /** The gardener-envtest binary: E2E_GARDENER, which test/e2e/build-gardener.sh prints. */
 export function gardenerBinary(): string {
   const bin = process.env.E2E_GARDENER ?? '';
-  if (!bin || !existsSync(bin)) throw new Error(`E2E_GARDENER (${bin || 'unset'}) is no gardener-envtest binary: set E2E_GARDENER=$(test/e2e/build-gardener.sh)`);
+  if (!bin || !existsSync(bin))
+    throw new Error(
+      `E2E_GARDENER (${bin || 'unset'}) is no gardener-envtest binary: set E2E_GARDENER=$(test/e2e/build-gardener.sh)`,
+    );
   return bin;
 }
 
@@ -51,26 +58,38 @@ export interface GardenerPlane {
 export async function startGardener(dir: string, lifecycleGate: boolean): Promise<GardenerPlane> {
   const name = `gardener-envtest-gate-${lifecycleGate ? 'on' : 'off'}`;
   const kubeconfig = join(dir, `${name}.kubeconfig`);
-  const proc = startProcess(name, gardenerBinary(), ['--kubeconfig', kubeconfig, `--feature-gates=VersionClassificationLifecycle=${lifecycleGate}`], {
-    logDir: dir,
-    env: { ...process.env, KUBEBUILDER_ASSETS: binDir() },
-  });
+  const proc = startProcess(
+    name,
+    gardenerBinary(),
+    ['--kubeconfig', kubeconfig, `--feature-gates=VersionClassificationLifecycle=${lifecycleGate}`],
+    {
+      logDir: dir,
+      env: { ...process.env, KUBEBUILDER_ASSETS: binDir() },
+    },
+  );
   let line: ReadyLine;
   try {
-    line = await waitFor(`${name} ready`, async () => {
-      const text = await readFile(proc.logFile, 'utf8').catch(() => '');
-      const found = text.split('\n').find((l) => l.startsWith('{"kubeconfig"'));
-      if (found) return JSON.parse(found) as ReadyLine;
-      const code = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(r, 0, undefined))]);
-      if (code !== undefined) throw new Error(`${name} exited (${code}):\n${text.split('\n').slice(-30).join('\n')}`);
-      return undefined;
-    }, 240_000, 250);
+    line = await waitFor(
+      `${name} ready`,
+      async () => {
+        const text = await readFile(proc.logFile, 'utf8').catch(() => '');
+        const found = text.split('\n').find((l) => l.startsWith('{"kubeconfig"'));
+        if (found) return JSON.parse(found) as ReadyLine;
+        const code = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(r, 0, undefined))]);
+        if (code !== undefined) throw new Error(`${name} exited (${code}):\n${text.split('\n').slice(-30).join('\n')}`);
+        return undefined;
+      },
+      240_000,
+      250,
+    );
   } catch (err) {
     await proc.stop();
     throw err;
   }
   const released = Object.entries(line.children).map(([child, pid]) => adoptPid(`${child} (of ${name})`, pid));
-  const config = parse(await readFile(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+  const config = parse(await readFile(kubeconfig, 'utf8')) as {
+    clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+  };
   const cluster = config.clusters[0]!.cluster;
   const ca = await createCertificateAuthority('version-policy gardener e2e CA', 1);
   return {

@@ -10,12 +10,22 @@ export interface Run {
   stderr: string;
 }
 
-export function run(command: string, args: readonly string[], opts: { stdin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+export function run(
+  command: string,
+  args: readonly string[],
+  opts: { stdin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = execFile(command, args, { timeout: opts.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, env: opts.env ?? process.env }, (err, stdout, stderr) => {
-      if (err !== null && typeof err.code !== 'number') reject(new Error(`${command} ${args.join(' ')}: did not run or timed out: ${err.message}\n${stderr}`));
-      else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      command,
+      args,
+      { timeout: opts.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024, env: opts.env ?? process.env },
+      (err, stdout, stderr) => {
+        if (err !== null && typeof err.code !== 'number')
+          reject(new Error(`${command} ${args.join(' ')}: did not run or timed out: ${err.message}\n${stderr}`));
+        else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end(opts.stdin);
   });
 }
@@ -33,7 +43,10 @@ export class Kubectl {
   }
 
   run(args: readonly string[], stdin?: string, timeoutMs?: number): Promise<Run> {
-    return run(join(binDir(), 'kubectl'), [`--kubeconfig=${this.kubeconfig}`, ...this.flags, ...args], { stdin, timeoutMs });
+    return run(join(binDir(), 'kubectl'), [`--kubeconfig=${this.kubeconfig}`, ...this.flags, ...args], {
+      stdin,
+      timeoutMs,
+    });
   }
 
   /** Runs and throws unless kubectl exits 0. */
@@ -65,8 +78,21 @@ export class Kubectl {
 }
 
 /** `helm template` with the Go-built helm 4 (helm3 with `major: 3`); returns the YAML stream. */
-export async function helmTemplate(chart: string, release: string, namespace: string, args: readonly string[] = [], major: 3 | 4 = 4): Promise<string> {
-  const res = await run(join(binDir(), `helm${major}`), ['template', release, chart, '--namespace', namespace, ...args]);
+export async function helmTemplate(
+  chart: string,
+  release: string,
+  namespace: string,
+  args: readonly string[] = [],
+  major: 3 | 4 = 4,
+): Promise<string> {
+  const res = await run(join(binDir(), `helm${major}`), [
+    'template',
+    release,
+    chart,
+    '--namespace',
+    namespace,
+    ...args,
+  ]);
   if (res.code !== 0) throw new Error(`helm${major} template: ${res.stderr}`);
   return res.stdout;
 }

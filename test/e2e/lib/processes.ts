@@ -50,7 +50,11 @@ export interface StartOptions {
 export function startProcess(name: string, command: string, args: readonly string[], opts: StartOptions): Started {
   const logFile = join(opts.logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(command, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
   running.add(child);

@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { startControlPlane, waitFor, type ControlPlane } from './control-plane.js';
 import { Kubectl } from './kubectl.js';
-import { installIdentity, pointedAt, renderChart, ROOT, serve, type K8sObject, type Rendered, type ServeOptions, type WebhookProcess } from './webhook.js';
+import {
+  installIdentity,
+  pointedAt,
+  renderChart,
+  ROOT,
+  serve,
+  type K8sObject,
+  type Rendered,
+  type ServeOptions,
+  type WebhookProcess,
+} from './webhook.js';
 
 /** A user the chart's matchConditions exempt (gardener-controller-manager): its writes reach no webhook. */
 export const EXEMPT_USER = 'system:serviceaccount:garden:gardener-controller-manager';
@@ -26,7 +36,10 @@ export interface Suite {
   /** Creates the objects as EXEMPT_USER with `kubectl apply` (namespaces first). */
   seed(objects: readonly K8sObject[]): Promise<void>;
   /** Waits until `w`'s informer caches hold exactly these numbers of objects per kind. */
-  cached(w: WebhookProcess, counts: Partial<Record<'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot', number>>): Promise<void>;
+  cached(
+    w: WebhookProcess,
+    counts: Partial<Record<'CloudProfile' | 'NamespacedCloudProfile' | 'Shoot', number>>,
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,8 +50,18 @@ export const PROBE_PROFILE = {
   metadata: { name: 'e2e-probe' },
   spec: {
     type: 'aws',
-    kubernetes: { versions: [{ version: '1.31.2', classification: 'deprecated', expirationDate: '2000-01-01T00:00:00Z' }] },
-    machineImages: [{ name: 'gardenlinux', updateStrategy: 'major', versions: [{ version: '1592.1.0', classification: 'supported', cri: [{ name: 'containerd' }], architectures: ['amd64'] }] }],
+    kubernetes: {
+      versions: [{ version: '1.31.2', classification: 'deprecated', expirationDate: '2000-01-01T00:00:00Z' }],
+    },
+    machineImages: [
+      {
+        name: 'gardenlinux',
+        updateStrategy: 'major',
+        versions: [
+          { version: '1592.1.0', classification: 'supported', cri: [{ name: 'containerd' }], architectures: ['amd64'] },
+        ],
+      },
+    ],
     regions: [{ name: 'r' }],
   },
 };
@@ -56,9 +79,22 @@ export async function startSuite(): Promise<Suite> {
   const exempt = admin.as(EXEMPT_USER);
   const crds = await readFile(join(ROOT, 'test/e2e/manifests/crds.yaml'), 'utf8');
   await admin.ok(['apply', '-f', '-'], crds);
-  await admin.ok(['wait', '--for=condition=Established', '--timeout=60s', 'crd/cloudprofiles.core.gardener.cloud', 'crd/namespacedcloudprofiles.core.gardener.cloud', 'crd/shoots.core.gardener.cloud']);
+  await admin.ok([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/cloudprofiles.core.gardener.cloud',
+    'crd/namespacedcloudprofiles.core.gardener.cloud',
+    'crd/shoots.core.gardener.cloud',
+  ]);
   // gardener-controller-manager may write anything of Gardener's; here it sets up and clears state.
-  await admin.ok(['create', 'clusterrolebinding', 'e2e-exempt-user', '--clusterrole=cluster-admin', `--user=${EXEMPT_USER}`]);
+  await admin.ok([
+    'create',
+    'clusterrolebinding',
+    'e2e-exempt-user',
+    '--clusterrole=cluster-admin',
+    `--user=${EXEMPT_USER}`,
+  ]);
   const rendered = await renderChart();
   const webhookKubeconfig = await installIdentity(admin, cp, rendered);
   const started: WebhookProcess[] = [];
@@ -78,28 +114,45 @@ export async function startSuite(): Promise<Suite> {
       const res = await admin.apply(pointedAt(rendered, w.base, cp.caBundle));
       if (res.code !== 0) throw new Error(`webhook configurations did not apply: ${res.stderr}`);
       // kube-apiserver reads webhook configurations through an informer: wait until a probe write reaches `w`.
-      await waitFor(`kube-apiserver calls ${w.base}`, async () => {
-        const before = await w.sample('version_policy_admission_requests_total');
-        await admin.create([PROBE_PROFILE], ['--dry-run=server']);
-        return (await w.sample('version_policy_admission_requests_total')) > before;
-      }, 30_000, 200);
+      await waitFor(
+        `kube-apiserver calls ${w.base}`,
+        async () => {
+          const before = await w.sample('version_policy_admission_requests_total');
+          await admin.create([PROBE_PROFILE], ['--dry-run=server']);
+          return (await w.sample('version_policy_admission_requests_total')) > before;
+        },
+        30_000,
+        200,
+      );
     },
     async reset() {
       await exempt.ok(['delete', 'shoots,namespacedcloudprofiles', '--all', '--all-namespaces', '--wait=true']);
       await exempt.ok(['delete', 'cloudprofiles', '--all', '--wait=true']);
     },
     async seed(objects) {
-      const namespaces = [...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined))];
-      if (namespaces.length > 0) await admin.ok(['apply', '-f', '-'], namespaces.map((n) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${n}}\n`).join('---\n'));
+      const namespaces = [
+        ...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => n !== undefined)),
+      ];
+      if (namespaces.length > 0)
+        await admin.ok(
+          ['apply', '-f', '-'],
+          namespaces.map((n) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${n}}\n`).join('---\n'),
+        );
       if (objects.length === 0) return;
       const res = await exempt.apply(objects);
       if (res.code !== 0) throw new Error(`seeding the state failed: ${res.stderr}`);
     },
     async cached(w, counts) {
-      await waitFor(`informer caches hold ${JSON.stringify(counts)}`, async () => {
-        for (const [kind, n] of Object.entries(counts)) if ((await w.sample('version_policy_cluster_cached_objects', { kind })) !== n) return false;
-        return true;
-      }, 30_000, 50);
+      await waitFor(
+        `informer caches hold ${JSON.stringify(counts)}`,
+        async () => {
+          for (const [kind, n] of Object.entries(counts))
+            if ((await w.sample('version_policy_cluster_cached_objects', { kind })) !== n) return false;
+          return true;
+        },
+        30_000,
+        50,
+      );
     },
     async close() {
       await Promise.all(started.map((w) => w.stop()));

@@ -40,7 +40,13 @@ export interface Rendered {
 }
 
 export async function renderChart(set: readonly string[] = [], major: 3 | 4 = 4): Promise<Rendered> {
-  const text = await helmTemplate(CHART, RELEASE, NAMESPACE, ['--kube-version', '1.36.4', ...set.flatMap((s) => ['--set', s])], major);
+  const text = await helmTemplate(
+    CHART,
+    RELEASE,
+    NAMESPACE,
+    ['--kube-version', '1.36.4', ...set.flatMap((s) => ['--set', s])],
+    major,
+  );
   const objects = parseAllDocuments(text)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);
@@ -59,15 +65,30 @@ export async function renderChart(set: readonly string[] = [], major: 3 | 4 = 4)
 }
 
 /** The kinds the webhook's identity needs on the API server: its account and the chart's RBAC. */
-const IDENTITY_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Secret']);
+const IDENTITY_KINDS = new Set([
+  'ServiceAccount',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+  'Secret',
+]);
 
 /**
  * Creates the namespace and the chart's identity objects, and returns a kubeconfig holding a token
  * of the chart's ServiceAccount: the webhook runs with exactly the chart's permissions.
  */
-export async function installIdentity(kubectl: Kubectl, cp: Pick<ControlPlane, 'dir' | 'server' | 'caPem'>, rendered: Rendered): Promise<string> {
+export async function installIdentity(
+  kubectl: Kubectl,
+  cp: Pick<ControlPlane, 'dir' | 'server' | 'caPem'>,
+  rendered: Rendered,
+): Promise<string> {
   await kubectl.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }]);
-  const identity = rendered.objects.filter((o) => IDENTITY_KINDS.has(o.kind) && (o.metadata.annotations as Record<string, string> | undefined)?.['helm.sh/hook'] === undefined);
+  const identity = rendered.objects.filter(
+    (o) =>
+      IDENTITY_KINDS.has(o.kind) &&
+      (o.metadata.annotations as Record<string, string> | undefined)?.['helm.sh/hook'] === undefined,
+  );
   const res = await kubectl.apply(identity);
   if (res.code !== 0) throw new Error(`the chart's RBAC did not apply: ${res.stderr}`);
   const token = (await kubectl.ok(['create', 'token', SERVICE_ACCOUNT, '-n', NAMESPACE, '--duration=2h'])).trim();
@@ -126,7 +147,15 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) && b !== null && typeof b === 'object' && !Array.isArray(b) ? merge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      b !== null &&
+      typeof b === 'object' &&
+      !Array.isArray(b)
+        ? merge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -149,12 +178,22 @@ export async function serve(opts: ServeOptions): Promise<WebhookProcess> {
   const chartConfig = opts.rendered.config;
   const config = merge(
     { ...chartConfig, server: { ...(chartConfig.server as Record<string, unknown>), tls } },
-    merge({ server: { host, port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: 5 }, cluster: { kubeconfig: opts.kubeconfig } }, opts.config ?? {}),
+    merge(
+      {
+        server: { host, port, probePort, shutdownDelaySeconds: 0, shutdownGraceSeconds: 5 },
+        cluster: { kubeconfig: opts.kubeconfig },
+      },
+      opts.config ?? {},
+    ),
   );
   const configFile = join(dir, 'config.yaml');
   await writeFile(configFile, stringify(config));
   const env = { ...CLEAN_ENV, ...(opts.env ?? {}) };
-  const proc = startProcess(opts.name, process.execPath, [CLI, 'serve', '--config', configFile], { logDir: opts.cp.dir, env, cwd: dir });
+  const proc = startProcess(opts.name, process.execPath, [CLI, 'serve', '--config', configFile], {
+    logDir: opts.cp.dir,
+    env,
+    cwd: dir,
+  });
   const probe = `http://127.0.0.1:${probePort}`;
   const get = async (path: string) => {
     const res = await fetch(`${probe}${path}`, { signal: AbortSignal.timeout(5000) });
@@ -172,7 +211,8 @@ export async function serve(opts: ServeOptions): Promise<WebhookProcess> {
       let sum = 0;
       for (const line of text.split('\n')) {
         if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-        if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+        if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+          sum += Number(line.slice(line.lastIndexOf(' ') + 1));
       }
       return sum;
     },
@@ -180,11 +220,16 @@ export async function serve(opts: ServeOptions): Promise<WebhookProcess> {
     stop: () => proc.stop(15_000),
   };
   if (opts.waitReady !== false) {
-    await waitFor(`${opts.name} ready`, async () => {
-      const code = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(r, 0, undefined))]);
-      if (code !== undefined) throw new Error(`${opts.name} exited (${code}); see ${proc.logFile}`);
-      return running.ready();
-    }, 60_000, 200);
+    await waitFor(
+      `${opts.name} ready`,
+      async () => {
+        const code = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(r, 0, undefined))]);
+        if (code !== undefined) throw new Error(`${opts.name} exited (${code}); see ${proc.logFile}`);
+        return running.ready();
+      },
+      60_000,
+      200,
+    );
   }
   return running;
 }

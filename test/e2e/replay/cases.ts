@@ -25,9 +25,15 @@ export function gateOf(c: ReplayCase): boolean {
 
 export async function loadCaseFile(path: string): Promise<ReplayCase[]> {
   const data = JSON.parse(await readFile(path, 'utf8')) as { cases?: ReplayCase[] };
-  if (!Array.isArray(data.cases)) throw new Error(`${path}: no "cases" array (the format of shared/cases/public-cases.json)`);
+  if (!Array.isArray(data.cases))
+    throw new Error(`${path}: no "cases" array (the format of shared/cases/public-cases.json)`);
   for (const c of data.cases) {
-    if (typeof c.id !== 'string' || !['CREATE', 'UPDATE', 'DELETE'].includes(c.operation) || typeof c.now !== 'string' || Number.isNaN(Date.parse(c.now))) {
+    if (
+      typeof c.id !== 'string' ||
+      !['CREATE', 'UPDATE', 'DELETE'].includes(c.operation) ||
+      typeof c.now !== 'string' ||
+      Number.isNaN(Date.parse(c.now))
+    ) {
       throw new Error(`${path}: case ${JSON.stringify(c.id)} needs an id, an operation and an RFC 3339 now`);
     }
   }
@@ -54,7 +60,8 @@ export const GARDENER_ALONE_LEAD_MS = 60_000;
 export function shifted(c: ReplayCase, realNow: number, leadMs = 0): { c: ReplayCase; shiftMs: number } {
   const shiftMs = Math.floor((realNow + leadMs - Date.parse(c.now)) / 1000) * 1000;
   const move = (v: unknown): unknown => {
-    if (typeof v === 'string' && INSTANT.test(v)) return new Date(Date.parse(v) + shiftMs).toISOString().replace('.000Z', 'Z');
+    if (typeof v === 'string' && INSTANT.test(v))
+      return new Date(Date.parse(v) + shiftMs).toISOString().replace('.000Z', 'Z');
     if (Array.isArray(v)) return v.map(move);
     if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, move(x)]));
     return v;

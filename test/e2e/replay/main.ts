@@ -58,11 +58,18 @@ interface Summary {
 
 function summarize(results: readonly CaseResult[], withWebhook: boolean, seconds: number): Summary {
   const matched = results.filter((r) => r.matched).length;
-  return { cases: results.length, matched, mismatched: results.length - matched, withWebhook, seconds: Math.round(seconds) };
+  return {
+    cases: results.length,
+    matched,
+    mismatched: results.length - matched,
+    withWebhook,
+    seconds: Math.round(seconds),
+  };
 }
 
 function line(r: CaseResult): string {
-  const show = (x: { allowed: boolean; rules: string[] }) => `${x.allowed ? 'allowed' : 'denied'}${x.rules.length ? ` [${x.rules.join(', ')}]` : ''}`;
+  const show = (x: { allowed: boolean; rules: string[] }) =>
+    `${x.allowed ? 'allowed' : 'denied'}${x.rules.length ? ` [${x.rules.join(', ')}]` : ''}`;
   const by = r.deniedBy ? ` by ${r.deniedBy}` : '';
   const notes = r.setupNotes.length ? `\n    setup: ${r.setupNotes.join('\n    setup: ')}` : '';
   const message = !r.matched && r.got.message ? `\n    ${r.got.message.split('\n').join('\n    ')}` : '';
@@ -142,7 +149,9 @@ async function main(): Promise<number> {
           const t1 = Date.now();
           if (withWebhook) await register(plane);
           else if (values.both) await unregister(plane);
-          log(`-- ${ofGate.length} cases, gate ${gate ? 'on' : 'off'}, ${withWebhook ? 'with' : 'without'} the webhook`);
+          log(
+            `-- ${ofGate.length} cases, gate ${gate ? 'on' : 'off'}, ${withWebhook ? 'with' : 'without'} the webhook`,
+          );
           results.get(withWebhook)!.push(...(await replayAll(plane, ofGate, withWebhook, (r) => log(line(r)))));
           if (withWebhook) callersByGate[gate ? 'on' : 'off'] = await callers(plane);
           seconds.set(withWebhook, seconds.get(withWebhook)! + (Date.now() - t1) / 1000);
@@ -156,21 +165,46 @@ async function main(): Promise<number> {
     if (process.env.E2E_KEEP !== '1') await rm(dir, { recursive: true, force: true });
     else log(`kept ${dir}`);
   }
-  for (const [gate, c] of Object.entries(callersByGate)) log(`reviews sent (gate ${gate}): gardener-apiserver ${JSON.stringify(c.gardenerApiserver)}, kube-apiserver ${JSON.stringify(c.kubeApiserver)}; ${c.servedBy}`);
+  for (const [gate, c] of Object.entries(callersByGate))
+    log(
+      `reviews sent (gate ${gate}): gardener-apiserver ${JSON.stringify(c.gardenerApiserver)}, kube-apiserver ${JSON.stringify(c.kubeApiserver)}; ${c.servedBy}`,
+    );
 
   const order = new Map(cases.map((c, i) => [c.id, i]));
   const sorted = (m: boolean) => [...results.get(m)!].sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   const summaries = modes.map((m) => summarize(sorted(m), m, seconds.get(m)!));
   if (json) {
     const one = (m: boolean) => ({
-      cases: sorted(m).map((r) => ({ id: r.id, expected: r.expected, got: r.got, deniedBy: r.deniedBy, matched: r.matched, gate: r.gate, setupNotes: r.setupNotes })),
+      cases: sorted(m).map((r) => ({
+        id: r.id,
+        expected: r.expected,
+        got: r.got,
+        deniedBy: r.deniedBy,
+        matched: r.matched,
+        gate: r.gate,
+        setupNotes: r.setupNotes,
+      })),
       summary: summarize(sorted(m), m, seconds.get(m)!),
     });
-    console.log(JSON.stringify(values.both ? { withWebhook: one(true), withoutWebhook: one(false), callers: callersByGate } : one(modes[0]!)));
+    console.log(
+      JSON.stringify(
+        values.both ? { withWebhook: one(true), withoutWebhook: one(false), callers: callersByGate } : one(modes[0]!),
+      ),
+    );
   }
-  for (const s of summaries) log(`${s.withWebhook ? 'with' : 'without'} the webhook: cases ${s.cases}, matched ${s.matched}, mismatched ${s.mismatched} (${s.seconds} s)`);
+  for (const s of summaries)
+    log(
+      `${s.withWebhook ? 'with' : 'without'} the webhook: cases ${s.cases}, matched ${s.matched}, mismatched ${s.mismatched} (${s.seconds} s)`,
+    );
   if (values.both) {
-    const record: ParityRecord = parityRecord(cases, sorted(true), sorted(false), offlineCheck(cases), versions, callersByGate);
+    const record: ParityRecord = parityRecord(
+      cases,
+      sorted(true),
+      sorted(false),
+      offlineCheck(cases),
+      versions,
+      callersByGate,
+    );
     if (values.record) await writeFile(values.record, `${JSON.stringify(record, null, 1)}\n`);
     if (values.parity) await writeFile(values.parity, parityTable(record));
     const failed = summaries.reduce((n, s) => n + s.mismatched, 0);

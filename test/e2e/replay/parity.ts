@@ -50,7 +50,9 @@ function stableMessage(r: CaseResult): string {
   const back = (iso: string) => new Date(Date.parse(iso) - r.shiftMs).toISOString().replace('.000Z', 'Z');
   return r.got.message
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, back)
-    .replace(/(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) \+0000 UTC/g, (_m, d: string, t: string) => back(`${d}T${t}Z`).replace('T', ' ').replace('Z', ' +0000 UTC'))
+    .replace(/(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) \+0000 UTC/g, (_m, d: string, t: string) =>
+      back(`${d}T${t}Z`).replace('T', ' ').replace('Z', ' +0000 UTC'),
+    )
     .replace(/^Error from server \([A-Za-z]+\): /, '')
     .replace(/^error when (creating|replacing|deleting) "STDIN": /, '');
 }
@@ -87,7 +89,8 @@ export function parityRecord(
 }
 
 const yes = (v: { allowed: boolean }) => (v.allowed ? 'allowed' : 'denied');
-const rules = (v: Verdict) => (v.rules.length ? ` ${v.rules.map((r) => `[${r}](rules.md#${r.toLowerCase()})`).join(', ')}` : '');
+const rules = (v: Verdict) =>
+  v.rules.length ? ` ${v.rules.map((r) => `[${r}](rules.md#${r.toLowerCase()})`).join(', ')}` : '';
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** docs/gardener-parity.md. */
@@ -107,8 +110,8 @@ export function parityTable(record: ParityRecord): string {
     '',
     `Every public case (\`shared/cases/public-cases.json\`, ${rows.length} cases) applied with the real kubectl through the real`,
     `gardener-apiserver (Gardener ${v['github.com/gardener/gardener'] ?? '?'}, its envtest on kube-apiserver ${v['k8s.io/apiserver']?.replace('v0.', 'v1.') ?? '?'}), twice: without our`,
-    'webhook (what Gardener alone answers) and with the chart\'s webhook configurations in front of it.',
-    'The offline `check` column is `version-policy check` at the case\'s own `now` with the default settings.',
+    "webhook (what Gardener alone answers) and with the chart's webhook configurations in front of it.",
+    "The offline `check` column is `version-policy check` at the case's own `now` with the default settings.",
     'How the replay works, and how to run it: [development.md](development.md#gardener-apiserver-end-to-end).',
     '',
     '| | cases |',
@@ -128,30 +131,52 @@ export function parityTable(record: ParityRecord): string {
     '',
     '| case | write | gate | our rule IDs | denied by |',
     '|---|---|---|---|---|',
-    ...stricter.map((r) => `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} |${rules(r.webhook)} | ${r.webhook.deniedBy ?? ''} |`),
+    ...stricter.map(
+      (r) =>
+        `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} |${rules(r.webhook)} | ${r.webhook.deniedBy ?? ''} |`,
+    ),
     '',
     '## Gardener denies, the offline `check` allows',
     '',
     lenient.length === 0
       ? 'None. Everything gardener-apiserver refused in these cases, the offline `check` refuses too.'
-      : '| case | write | gate | Gardener\'s message |\n|---|---|---|---|\n' + lenient.map((r) => `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} | ${cell(r.gardener.message)} |`).join('\n'),
+      : "| case | write | gate | Gardener's message |\n|---|---|---|---|\n" +
+        lenient
+          .map(
+            (r) =>
+              `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} | ${cell(r.gardener.message)} |`,
+          )
+          .join('\n'),
     '',
-    '## Gardener answers differently from the case\'s `gardenerAllowed`',
+    "## Gardener answers differently from the case's `gardenerAllowed`",
     '',
     unexpected.length === 0
       ? 'None: in every case the real gardener-apiserver answers as the case file says Gardener does.'
-      : '| case | gardenerAllowed | gardener-apiserver | its message |\n|---|---|---|---|\n' + unexpected.map((r) => `| \`${r.id}\` | ${r.gardenerAllowed} | ${yes(r.gardener)} | ${cell(r.gardener.message)} |`).join('\n'),
+      : '| case | gardenerAllowed | gardener-apiserver | its message |\n|---|---|---|---|\n' +
+        unexpected
+          .map((r) => `| \`${r.id}\` | ${r.gardenerAllowed} | ${yes(r.gardener)} | ${cell(r.gardener.message)} |`)
+          .join('\n'),
     '',
   ];
   if (notes.length > 0) {
-    out.push('## States the setup could not build as the case has them', '', '| case | note |', '|---|---|', ...notes.map((r) => `| \`${r.id}\` | ${cell(r.setupNotes.join('; '))} |`), '');
+    out.push(
+      '## States the setup could not build as the case has them',
+      '',
+      '| case | note |',
+      '|---|---|',
+      ...notes.map((r) => `| \`${r.id}\` | ${cell(r.setupNotes.join('; '))} |`),
+      '',
+    );
   }
   out.push(
     '## Every case',
     '',
     '| case | write | gate | expected | Gardener alone | with the webhook | offline `check` |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} | ${yes(r.expect)}${rules(r.expect)} | ${yes(r.gardener)} | ${yes(r.webhook)}${rules(r.webhook)}${r.webhook.deniedBy === 'gardener' ? ' (by Gardener)' : ''} | ${yes(r.check)}${rules(r.check)} |`),
+    ...rows.map(
+      (r) =>
+        `| \`${r.id}\` | ${r.kind} ${r.operation} | ${r.gate ? 'on' : 'off'} | ${yes(r.expect)}${rules(r.expect)} | ${yes(r.gardener)} | ${yes(r.webhook)}${rules(r.webhook)}${r.webhook.deniedBy === 'gardener' ? ' (by Gardener)' : ''} | ${yes(r.check)}${rules(r.check)} |`,
+    ),
     '',
   );
   return out.join('\n');

@@ -8,7 +8,17 @@ import { waitFor } from '../lib/control-plane.js';
 import type { GardenerPlane } from '../lib/gardener.js';
 import { Kubectl } from '../lib/kubectl.js';
 import { installIdentity, pointedAt, renderChart, serve, type Rendered, type WebhookProcess } from '../lib/webhook.js';
-import { deniedBy, expectedOf, GARDENER_ALONE_LEAD_MS, matches, rulesIn, shifted, type CaseResult, type Got, type ReplayCase } from './cases.js';
+import {
+  deniedBy,
+  expectedOf,
+  GARDENER_ALONE_LEAD_MS,
+  matches,
+  rulesIn,
+  shifted,
+  type CaseResult,
+  type Got,
+  type ReplayCase,
+} from './cases.js';
 import { cleanUp, prepareLandscape, replace, setUp, writable } from './setup.js';
 
 /** A user the chart's matchConditions exempt (gardener-controller-manager): its writes reach no webhook. */
@@ -63,31 +73,47 @@ async function requests(w: WebhookProcess): Promise<number> {
 export async function register(p: Plane): Promise<void> {
   const res = await p.admin.apply(pointedAt(p.rendered, p.webhook.base, p.g.caBundle));
   if (res.code !== 0) throw new Error(`webhook configurations did not apply: ${res.stderr}`);
-  await waitFor('gardener-apiserver calls the webhook', async () => {
-    const before = await requests(p.webhook);
-    await p.admin.create([PROBE], ['--dry-run=server']);
-    return (await requests(p.webhook)) > before;
-  }, 60_000, 250);
+  await waitFor(
+    'gardener-apiserver calls the webhook',
+    async () => {
+      const before = await requests(p.webhook);
+      await p.admin.create([PROBE], ['--dry-run=server']);
+      return (await requests(p.webhook)) > before;
+    },
+    60_000,
+    250,
+  );
 }
 
 /** Deletes the webhook configurations and waits until a write no longer reaches the webhook. */
 export async function unregister(p: Plane): Promise<void> {
   await p.admin.run(['delete', 'validatingwebhookconfigurations,mutatingwebhookconfigurations', '--all']);
   let quiet = 0;
-  await waitFor('gardener-apiserver stops calling the webhook', async () => {
-    const before = await requests(p.webhook);
-    await p.admin.create([PROBE], ['--dry-run=server']);
-    quiet = (await requests(p.webhook)) === before ? quiet + 1 : 0;
-    return quiet >= 3;
-  }, 60_000, 250);
+  await waitFor(
+    'gardener-apiserver stops calling the webhook',
+    async () => {
+      const before = await requests(p.webhook);
+      await p.admin.create([PROBE], ['--dry-run=server']);
+      quiet = (await requests(p.webhook)) === before ? quiet + 1 : 0;
+      return quiet >= 3;
+    },
+    60_000,
+    250,
+  );
 }
 
 /** Waits until the webhook's informer caches hold exactly these counts (and a moment more for updates). */
 async function cached(w: WebhookProcess, counts: Record<string, number>): Promise<void> {
-  await waitFor(`informer caches hold ${JSON.stringify(counts)}`, async () => {
-    for (const [kind, n] of Object.entries(counts)) if ((await w.sample('version_policy_cluster_cached_objects', { kind })) !== n) return false;
-    return true;
-  }, 30_000, 50);
+  await waitFor(
+    `informer caches hold ${JSON.stringify(counts)}`,
+    async () => {
+      for (const [kind, n] of Object.entries(counts))
+        if ((await w.sample('version_policy_cluster_cached_objects', { kind })) !== n) return false;
+      return true;
+    },
+    30_000,
+    50,
+  );
   // Counts do not show an update of an object already cached (the setup replaces profiles after
   // creating Shoots). On loopback a watch event arrives within milliseconds; this margin is the
   // only assumption about timing in the replay.
@@ -99,10 +125,19 @@ async function applyWrite(p: Plane, c: ReplayCase): Promise<Got> {
   const resource = RESOURCE[c.kind] ?? c.kind;
   const ns = target.metadata.namespace ? ['-n', target.metadata.namespace] : [];
   let res: { code: number; stdout: string; stderr: string };
-  if (c.operation === 'CREATE') res = await p.admin.run(['create', '-f', '-', '-o', 'json'], stringify(writable(c.object!)));
+  if (c.operation === 'CREATE')
+    res = await p.admin.run(['create', '-f', '-', '-o', 'json'], stringify(writable(c.object!)));
   else if (c.operation === 'UPDATE') res = await replace(p.admin, writable(c.object!), ['-o', 'json']);
   else {
-    if (c.kind === 'Shoot') await p.exempt.run(['annotate', '--overwrite', resource, target.metadata.name, ...ns, 'confirmation.gardener.cloud/deletion=true']);
+    if (c.kind === 'Shoot')
+      await p.exempt.run([
+        'annotate',
+        '--overwrite',
+        resource,
+        target.metadata.name,
+        ...ns,
+        'confirmation.gardener.cloud/deletion=true',
+      ]);
     res = await p.admin.run(['delete', resource, target.metadata.name, ...ns, '--wait=false']);
   }
   const allowed = res.code === 0;
@@ -114,7 +149,12 @@ async function applyWrite(p: Plane, c: ReplayCase): Promise<Got> {
 }
 
 /** Replays every case (of this plane's gate) and cleans up after each. */
-export async function replayAll(p: Plane, cases: readonly ReplayCase[], withWebhook: boolean, onCase?: (r: CaseResult) => void): Promise<CaseResult[]> {
+export async function replayAll(
+  p: Plane,
+  cases: readonly ReplayCase[],
+  withWebhook: boolean,
+  onCase?: (r: CaseResult) => void,
+): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   for (const original of cases) {
     const { c, shiftMs } = shifted(original, Date.now(), withWebhook ? 0 : GARDENER_ALONE_LEAD_MS);
@@ -169,12 +209,16 @@ export interface Callers {
 /** Who sent the reviews: the admission metrics of both API servers, read from each directly. */
 export async function callers(p: Plane): Promise<Callers> {
   const kube = await p.admin.ok(['get', '--raw', '/metrics']);
-  const service = JSON.parse(await p.admin.ok(['get', 'apiservice', 'v1beta1.core.gardener.cloud', '-o', 'json'])) as { spec: { service?: { port?: number }; caBundle?: string } };
+  const service = JSON.parse(await p.admin.ok(['get', 'apiservice', 'v1beta1.core.gardener.cloud', '-o', 'json'])) as {
+    spec: { service?: { port?: number }; caBundle?: string };
+  };
   const port = service.spec.service?.port;
   const ca = join(p.g.dir, 'gardener-apiserver-ca.crt');
   await writeFile(ca, Buffer.from(service.spec.caBundle ?? '', 'base64'));
   // gardener-apiserver delegates authentication to kube-apiserver: the admin's client certificate works.
-  const gardener = await p.admin.ok(['--server', `https://localhost:${port}`, `--certificate-authority=${ca}`, 'get', '--raw', '/metrics']).catch((err: Error) => `# ${err.message}`);
+  const gardener = await p.admin
+    .ok(['--server', `https://localhost:${port}`, `--certificate-authority=${ca}`, 'get', '--raw', '/metrics'])
+    .catch((err: Error) => `# ${err.message}`);
   const crds = await p.admin.run(['get', 'crd', 'cloudprofiles.core.gardener.cloud']);
   return {
     gardenerApiserver: webhookCalls(gardener),

@@ -24,7 +24,13 @@ const NETWORKING = 'calico';
 type Obj = K8sObject & { spec?: Record<string, unknown> };
 
 function resourceOf(kind: string): string {
-  return { CloudProfile: 'cloudprofiles.core.gardener.cloud', NamespacedCloudProfile: 'namespacedcloudprofiles.core.gardener.cloud', Shoot: 'shoots.core.gardener.cloud' }[kind] ?? kind;
+  return (
+    {
+      CloudProfile: 'cloudprofiles.core.gardener.cloud',
+      NamespacedCloudProfile: 'namespacedcloudprofiles.core.gardener.cloud',
+      Shoot: 'shoots.core.gardener.cloud',
+    }[kind] ?? kind
+  );
 }
 
 function ref(o: K8sObject): string[] {
@@ -36,7 +42,16 @@ export function writable(o: K8sObject): Obj {
   const out = structuredClone(o) as Obj & { status?: unknown };
   delete out.status;
   const meta = out.metadata as Record<string, unknown>;
-  for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion', 'uid', 'creationTimestamp', 'generation', 'managedFields']) delete meta[k];
+  for (const k of [
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'resourceVersion',
+    'uid',
+    'creationTimestamp',
+    'generation',
+    'managedFields',
+  ])
+    delete meta[k];
   return out;
 }
 
@@ -53,7 +68,17 @@ function usedVersions(shoots: readonly K8sObject[]): { kubernetes: Set<string>; 
   const kubernetes = new Set<string>();
   const images = new Map<string, Set<string>>();
   for (const s of shoots) {
-    const spec = (s as Obj).spec as { kubernetes?: { version?: string }; provider?: { workers?: { kubernetes?: { version?: string }; machine?: { image?: { name?: string; version?: string } } }[] } } | undefined;
+    const spec = (s as Obj).spec as
+      | {
+          kubernetes?: { version?: string };
+          provider?: {
+            workers?: {
+              kubernetes?: { version?: string };
+              machine?: { image?: { name?: string; version?: string } };
+            }[];
+          };
+        }
+      | undefined;
     if (spec?.kubernetes?.version) kubernetes.add(spec.kubernetes.version);
     for (const w of spec?.provider?.workers ?? []) {
       if (w.kubernetes?.version) kubernetes.add(w.kubernetes.version);
@@ -96,7 +121,12 @@ function keptOnCreate(v: Version, now: number): Version | undefined {
   if (Array.isArray(v.lifecycle)) {
     const stages = v.lifecycle as Stage[];
     if (stages[0]?.startTime !== undefined && Date.parse(stages[0].startTime) > now) return undefined;
-    if (stages.some((st) => st.classification === 'expired' && (st.startTime === undefined || Date.parse(st.startTime) <= now))) return undefined;
+    if (
+      stages.some(
+        (st) => st.classification === 'expired' && (st.startTime === undefined || Date.parse(st.startTime) <= now),
+      )
+    )
+      return undefined;
   }
   return v;
 }
@@ -108,24 +138,35 @@ function keptOnCreate(v: Version, now: number): Version | undefined {
 function permissive(o: Obj, shoots: readonly K8sObject[], farFuture: string, now: number): Obj {
   const used = usedVersions(shoots);
   const out = structuredClone(o);
-  const keep = (list: Version[], used: Set<string> | undefined) => list.filter((v) => used?.has(v.version) === true || keptOnCreate(v, now) !== undefined);
-  const sp = out.spec as { kubernetes?: { versions?: Version[] }; machineImages?: { name: string; versions?: Version[] }[] } | undefined;
+  const keep = (list: Version[], used: Set<string> | undefined) =>
+    list.filter((v) => used?.has(v.version) === true || keptOnCreate(v, now) !== undefined);
+  const sp = out.spec as
+    { kubernetes?: { versions?: Version[] }; machineImages?: { name: string; versions?: Version[] }[] } | undefined;
   if (o.kind === 'CloudProfile') {
     if (sp?.kubernetes?.versions) sp.kubernetes.versions = keep(sp.kubernetes.versions, used.kubernetes);
-    for (const img of sp?.machineImages ?? []) if (img.versions) img.versions = keep(img.versions, used.images.get(img.name));
+    for (const img of sp?.machineImages ?? [])
+      if (img.versions) img.versions = keep(img.versions, used.images.get(img.name));
   } else {
     // An override's expiry already reached: Gardener drops it on CREATE; a far one first.
-    const far = (list: Version[]) => list.map((v) => (v.expirationDate !== undefined && Date.parse(v.expirationDate) <= now ? { ...v, expirationDate: farFuture } : v));
+    const far = (list: Version[]) =>
+      list.map((v) =>
+        v.expirationDate !== undefined && Date.parse(v.expirationDate) <= now ? { ...v, expirationDate: farFuture } : v,
+      );
     if (sp?.kubernetes?.versions) sp.kubernetes.versions = far(sp.kubernetes.versions);
     for (const img of sp?.machineImages ?? []) if (img.versions) img.versions = far(img.versions);
   }
-  const spec = out.spec as { kubernetes?: { versions?: Version[] }; machineImages?: { name: string; versions?: Version[] }[] } | undefined;
+  const spec = out.spec as
+    { kubernetes?: { versions?: Version[] }; machineImages?: { name: string; versions?: Version[] }[] } | undefined;
   const isNcp = o.kind === 'NamespacedCloudProfile';
   // A Kubernetes override in a NamespacedCloudProfile must carry an expirationDate: a far one.
-  if (spec?.kubernetes?.versions) spec.kubernetes.versions = spec.kubernetes.versions.map((v) => (used.kubernetes.has(v.version) ? plain(v, farFuture, isNcp) : v));
+  if (spec?.kubernetes?.versions)
+    spec.kubernetes.versions = spec.kubernetes.versions.map((v) =>
+      used.kubernetes.has(v.version) ? plain(v, farFuture, isNcp) : v,
+    );
   for (const img of spec?.machineImages ?? []) {
     const set = used.images.get(img.name);
-    if (set && img.versions) img.versions = img.versions.map((v) => (set.has(v.version) ? plain(v, farFuture, false) : v));
+    if (set && img.versions)
+      img.versions = img.versions.map((v) => (set.has(v.version) ? plain(v, farFuture, false) : v));
   }
   return out;
 }
@@ -141,7 +182,8 @@ function completeShoot(s: K8sObject, region: { name: string; zones?: { name: str
   spec.networking ??= { type: NETWORKING, nodes: '10.250.0.0/16' };
   spec.credentialsBindingName ??= 'e2e';
   const zones = (region?.zones ?? []).map((z) => z.name);
-  for (const w of spec.provider?.workers ?? []) if (w.zones === undefined && zones.length > 0) w.zones = zones.slice(0, 1);
+  for (const w of spec.provider?.workers ?? [])
+    if (w.zones === undefined && zones.length > 0) w.zones = zones.slice(0, 1);
   return out;
 }
 
@@ -160,10 +202,12 @@ export async function prepareLandscape(admin: Kubectl, cases: readonly ReplayCas
   const imageNames = new Set<string>();
   const providerTypes = new Set<string>();
   for (const c of cases) {
-    for (const o of [c.object, c.oldObject, ...(c.shoots ?? []), ...(c.namespacedCloudProfiles ?? [])]) if (o?.metadata.namespace) namespaces.add(o.metadata.namespace);
+    for (const o of [c.object, c.oldObject, ...(c.shoots ?? []), ...(c.namespacedCloudProfiles ?? [])])
+      if (o?.metadata.namespace) namespaces.add(o.metadata.namespace);
     for (const s of c.shoots ?? []) {
       if (s.metadata.namespace) shootNamespaces.add(s.metadata.namespace);
-      const spec = (s as Obj).spec as { provider?: { type?: string; workers?: { machine?: { image?: { name?: string } } }[] } } | undefined;
+      const spec = (s as Obj).spec as
+        { provider?: { type?: string; workers?: { machine?: { image?: { name?: string } } }[] } } | undefined;
       if (spec?.provider?.type) providerTypes.add(spec.provider.type);
       for (const w of spec?.provider?.workers ?? []) if (w.machine?.image?.name) imageNames.add(w.machine.image.name);
     }
@@ -171,7 +215,13 @@ export async function prepareLandscape(admin: Kubectl, cases: readonly ReplayCas
   const docs: unknown[] = [];
   for (const ns of namespaces) {
     docs.push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    docs.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'e2e', namespace: ns }, type: 'Opaque', stringData: { note: 'no credentials: nothing ever reconciles these Shoots' } });
+    docs.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'e2e', namespace: ns },
+      type: 'Opaque',
+      stringData: { note: 'no credentials: nothing ever reconciles these Shoots' },
+    });
   }
   await applyAll(admin, docs);
   const gardenerDocs: unknown[] = [];
@@ -192,10 +242,17 @@ export async function prepareLandscape(admin: Kubectl, cases: readonly ReplayCas
       credentialsRef: { apiVersion: 'v1', kind: 'Secret', name: 'e2e', namespace: ns },
     });
   }
-  const resources = [...providerTypes].flatMap((t) => ['Infrastructure', 'ControlPlane', 'Worker'].map((kind) => ({ kind, type: t, primary: true })));
+  const resources = [...providerTypes].flatMap((t) =>
+    ['Infrastructure', 'ControlPlane', 'Worker'].map((kind) => ({ kind, type: t, primary: true })),
+  );
   resources.push({ kind: 'Network', type: NETWORKING, primary: true });
   for (const name of imageNames) resources.push({ kind: 'OperatingSystemConfig', type: name, primary: true });
-  gardenerDocs.push({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'ControllerRegistration', metadata: { name: 'e2e-extensions' }, spec: { resources } });
+  gardenerDocs.push({
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'ControllerRegistration',
+    metadata: { name: 'e2e-extensions' },
+    spec: { resources },
+  });
   await applyAll(admin, gardenerDocs);
 }
 
@@ -210,18 +267,26 @@ async function applyAll(k: Kubectl, docs: readonly unknown[]): Promise<void> {
 
 async function create(k: Kubectl, o: Obj, notes: string[], what: string): Promise<boolean> {
   const res = await k.create([o]);
-  if (res.code !== 0) notes.push(`${what} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name} not created: ${res.stderr.trim()}`);
+  if (res.code !== 0)
+    notes.push(
+      `${what} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name} not created: ${res.stderr.trim()}`,
+    );
   return res.code === 0;
 }
 
 /** Replaces the stored object with `o` (keeping the stored resourceVersion and our finalizer). */
-export async function replace(k: Kubectl, o: Obj, extra: readonly string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function replace(
+  k: Kubectl,
+  o: Obj,
+  extra: readonly string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stored = await k.get<K8sObject>(ref(o)[0]!, o.metadata.name, o.metadata.namespace);
   const next = structuredClone(o);
   if (stored) {
     next.metadata.resourceVersion = stored.metadata.resourceVersion;
     const held = ((stored.metadata.finalizers as string[] | undefined) ?? []).filter((f) => f === HOLD_FINALIZER);
-    if (held.length > 0) next.metadata.finalizers = [...new Set([...((next.metadata.finalizers as string[] | undefined) ?? []), ...held])];
+    if (held.length > 0)
+      next.metadata.finalizers = [...new Set([...((next.metadata.finalizers as string[] | undefined) ?? []), ...held])];
   }
   return k.run(['replace', '-f', '-', ...extra], stringify(next));
 }
@@ -263,9 +328,17 @@ export async function setUp(exempt: Kubectl, c: ReplayCase, farFuture: string): 
       if (JSON.stringify(first) !== JSON.stringify(real)) replaced.push(o);
     }
   }
-  await merged(exempt, ncps.filter((n) => created.includes(n)));
+  await merged(
+    exempt,
+    ncps.filter((n) => created.includes(n)),
+  );
   // Every case's profiles offer one region; the Shoots use the first one found.
-  const region = profiles.map((p) => ((p as Obj).spec as { regions?: { name: string; zones?: { name: string }[] }[] } | undefined)?.regions?.[0]).find((r) => r !== undefined);
+  const region = profiles
+    .map(
+      (p) =>
+        ((p as Obj).spec as { regions?: { name: string; zones?: { name: string }[] }[] } | undefined)?.regions?.[0],
+    )
+    .find((r) => r !== undefined);
   for (const s of shoots) {
     let shoot = withHold(completeShoot(s, region), deleting(s));
     const spec = shoot.spec as { cloudProfileName?: string; cloudProfile?: unknown };
@@ -274,7 +347,9 @@ export async function setUp(exempt: Kubectl, c: ReplayCase, farFuture: string): 
       // cloudProfile existed); cloudProfile is the one that counts, so the Shoot keeps it alone.
       shoot = structuredClone(shoot);
       delete (shoot.spec as { cloudProfileName?: string }).cloudProfileName;
-      notes.push(`Shoot ${s.metadata.name}: created without cloudProfileName ${JSON.stringify(spec.cloudProfileName)} (a new Shoot may not name both it and cloudProfile)`);
+      notes.push(
+        `Shoot ${s.metadata.name}: created without cloudProfileName ${JSON.stringify(spec.cloudProfileName)} (a new Shoot may not name both it and cloudProfile)`,
+      );
     }
     if (await create(exempt, shoot, notes, 'Shoot')) created.push(s);
   }
@@ -283,10 +358,21 @@ export async function setUp(exempt: Kubectl, c: ReplayCase, farFuture: string): 
     const res = await replace(exempt, withHold(writable(o), deleting(o)));
     if (res.code !== 0) notes.push(`${o.kind} ${o.metadata.name}: the case's version not stored: ${res.stderr.trim()}`);
   }
-  await merged(exempt, ncps.filter((n) => replaced.includes(n)));
+  await merged(
+    exempt,
+    ncps.filter((n) => replaced.includes(n)),
+  );
   for (const o of created.filter(deleting)) await markDeleted(exempt, o, notes);
   const count = (kind: string) => created.filter((o) => o.kind === kind).length;
-  return { created: firsts, counts: { CloudProfile: count('CloudProfile'), NamespacedCloudProfile: count('NamespacedCloudProfile'), Shoot: count('Shoot') }, notes };
+  return {
+    created: firsts,
+    counts: {
+      CloudProfile: count('CloudProfile'),
+      NamespacedCloudProfile: count('NamespacedCloudProfile'),
+      Shoot: count('Shoot'),
+    },
+    notes,
+  };
 }
 
 /**
@@ -295,23 +381,42 @@ export async function setUp(exempt: Kubectl, c: ReplayCase, farFuture: string): 
  */
 async function merged(k: Kubectl, ncps: readonly K8sObject[]): Promise<void> {
   for (const n of ncps) {
-    await waitFor(`NamespacedCloudProfile ${n.metadata.name} reconciled`, async () => {
-      const o = await k.get<{ metadata: { generation?: number }; status?: { observedGeneration?: number } }>(resourceOf(n.kind), n.metadata.name, n.metadata.namespace);
-      return o !== undefined && o.status?.observedGeneration === o.metadata.generation;
-    }, 30_000, 100);
+    await waitFor(
+      `NamespacedCloudProfile ${n.metadata.name} reconciled`,
+      async () => {
+        const o = await k.get<{ metadata: { generation?: number }; status?: { observedGeneration?: number } }>(
+          resourceOf(n.kind),
+          n.metadata.name,
+          n.metadata.namespace,
+        );
+        return o !== undefined && o.status?.observedGeneration === o.metadata.generation;
+      },
+      30_000,
+      100,
+    );
   }
 }
 
 /** Removes every Shoot, NamespacedCloudProfile and CloudProfile (our finalizer first). */
 export async function cleanUp(exempt: Kubectl, profiles: readonly K8sObject[] = []): Promise<void> {
-  const all = 'shoots.core.gardener.cloud,namespacedcloudprofiles.core.gardener.cloud,cloudprofiles.core.gardener.cloud';
+  const all =
+    'shoots.core.gardener.cloud,namespacedcloudprofiles.core.gardener.cloud,cloudprofiles.core.gardener.cloud';
   for (const o of (JSON.parse(await exempt.ok(['get', all, '-A', '-o', 'json'])) as { items: K8sObject[] }).items) {
     const resource = resourceOf(o.kind);
     const ns = o.metadata.namespace ? ['-n', o.metadata.namespace] : [];
     const finalizers = (o.metadata.finalizers as string[] | undefined) ?? [];
     if (finalizers.includes(HOLD_FINALIZER)) {
       const rest = finalizers.filter((f) => f !== HOLD_FINALIZER);
-      const patch = () => exempt.run(['patch', resource, o.metadata.name, ...ns, '--type=merge', '-p', JSON.stringify({ metadata: { finalizers: rest.length ? rest : null } })]);
+      const patch = () =>
+        exempt.run([
+          'patch',
+          resource,
+          o.metadata.name,
+          ...ns,
+          '--type=merge',
+          '-p',
+          JSON.stringify({ metadata: { finalizers: rest.length ? rest : null } }),
+        ]);
       let res = await patch();
       if (res.code !== 0 && /could not find referenced cloud profile/.test(res.stderr)) {
         // The case deleted the profile a deleting Shoot still names, and gardener-apiserver
@@ -319,9 +424,11 @@ export async function cleanUp(exempt: Kubectl, profiles: readonly K8sObject[] = 
         for (const p of profiles) await exempt.create([p]);
         res = await patch();
       }
-      if (res.code !== 0) throw new Error(`cleanup: our finalizer not removed from ${o.kind} ${o.metadata.name}: ${res.stderr}`);
+      if (res.code !== 0)
+        throw new Error(`cleanup: our finalizer not removed from ${o.kind} ${o.metadata.name}: ${res.stderr}`);
     }
-    if (o.kind === 'Shoot' && o.metadata.deletionTimestamp === undefined) await exempt.run(['annotate', '--overwrite', resource, o.metadata.name, ...ns, `${CONFIRM}=true`]);
+    if (o.kind === 'Shoot' && o.metadata.deletionTimestamp === undefined)
+      await exempt.run(['annotate', '--overwrite', resource, o.metadata.name, ...ns, `${CONFIRM}=true`]);
   }
   // One kind after the other: the NamespacedCloudProfile controller keeps a profile while a Shoot
   // uses it, and gardener-apiserver refuses any change to one whose parent is gone.
@@ -332,25 +439,43 @@ export async function cleanUp(exempt: Kubectl, profiles: readonly K8sObject[] = 
     await exempt.run(['delete', resource, '--all', '-A', '--wait=false']);
     const since = Date.now();
     try {
-      await waitFor(`every ${kind} deleted`, async () => {
-        left = (JSON.parse(await exempt.ok(['get', resource, '-A', '-o', 'json'])) as { items: K8sObject[] }).items;
-        for (const o of left) {
-          const ns = o.metadata.namespace ? ['-n', o.metadata.namespace] : [];
-          if (o.metadata.deletionTimestamp === undefined) {
-            const res = await exempt.run(['delete', resource, o.metadata.name, ...ns, '--wait=false']);
-            if (res.code !== 0) refusal = res.stderr.trim();
-          } else if (kind === 'NamespacedCloudProfile' && Date.now() - since > 2000) {
-            // No Shoot is left: the NamespacedCloudProfile controller would drop its finalizer now,
-            // but after its failed tries while Shoots still stood, its back-off can be minutes long.
-            const res = await exempt.run(['patch', resource, o.metadata.name, ...ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
-            if (res.code !== 0) refusal = res.stderr.trim();
+      await waitFor(
+        `every ${kind} deleted`,
+        async () => {
+          left = (JSON.parse(await exempt.ok(['get', resource, '-A', '-o', 'json'])) as { items: K8sObject[] }).items;
+          for (const o of left) {
+            const ns = o.metadata.namespace ? ['-n', o.metadata.namespace] : [];
+            if (o.metadata.deletionTimestamp === undefined) {
+              const res = await exempt.run(['delete', resource, o.metadata.name, ...ns, '--wait=false']);
+              if (res.code !== 0) refusal = res.stderr.trim();
+            } else if (kind === 'NamespacedCloudProfile' && Date.now() - since > 2000) {
+              // No Shoot is left: the NamespacedCloudProfile controller would drop its finalizer now,
+              // but after its failed tries while Shoots still stood, its back-off can be minutes long.
+              const res = await exempt.run([
+                'patch',
+                resource,
+                o.metadata.name,
+                ...ns,
+                '--type=merge',
+                '-p',
+                '{"metadata":{"finalizers":null}}',
+              ]);
+              if (res.code !== 0) refusal = res.stderr.trim();
+            }
           }
-        }
-        return left.length === 0;
-      }, 60_000, 100);
+          return left.length === 0;
+        },
+        60_000,
+        100,
+      );
     } catch {
-      const what = left.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name} (finalizers ${JSON.stringify(o.metadata.finalizers ?? [])}, deletionTimestamp ${String(o.metadata.deletionTimestamp)})`);
-      throw new Error(`cleanup: still there after 60 s: ${what.join(', ')}${refusal ? `; last refusal: ${refusal}` : ''}`);
+      const what = left.map(
+        (o) =>
+          `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name} (finalizers ${JSON.stringify(o.metadata.finalizers ?? [])}, deletionTimestamp ${String(o.metadata.deletionTimestamp)})`,
+      );
+      throw new Error(
+        `cleanup: still there after 60 s: ${what.join(', ')}${refusal ? `; last refusal: ${refusal}` : ''}`,
+      );
     }
   }
 }

@@ -3,17 +3,57 @@
 // `date component: mode from → to` or `date component: mode from FAILS kind`, plus any trap.
 import t from 'tap';
 import { staticState } from '../../../src/cluster/static-state.js';
-import { componentText, diffForecasts, type ForecastEvent, forecastFleet, forecastShoot } from '../../../src/gardener/forecast/index.js';
-import type { CloudProfile, CloudProfileSpec, ExpirableVersion, MachineImage, MachineImageVersion, NamespacedCloudProfile, Shoot, Worker } from '../../../src/api/types.js';
+import {
+  componentText,
+  diffForecasts,
+  type ForecastEvent,
+  forecastFleet,
+  forecastShoot,
+} from '../../../src/gardener/forecast/index.js';
+import type {
+  CloudProfile,
+  CloudProfileSpec,
+  ExpirableVersion,
+  MachineImage,
+  MachineImageVersion,
+  NamespacedCloudProfile,
+  Shoot,
+  Worker,
+} from '../../../src/api/types.js';
 
 const NOW = Date.parse('2026-09-01T00:00:00Z');
 const DAY = 86_400_000;
 
-const k = (version: string, classification?: string, expirationDate?: string): ExpirableVersion => ({ version, ...(classification ? { classification } : {}), ...(expirationDate ? { expirationDate } : {}) });
-const iv = (version: string, classification?: string, expirationDate?: string, extra: Partial<MachineImageVersion> = {}): MachineImageVersion => ({ ...k(version, classification, expirationDate), cri: [{ name: 'containerd' }], architectures: ['amd64'], ...extra });
-const img = (name: string, updateStrategy: string, versions: MachineImageVersion[]): MachineImage => ({ name, updateStrategy, versions });
+const k = (version: string, classification?: string, expirationDate?: string): ExpirableVersion => ({
+  version,
+  ...(classification ? { classification } : {}),
+  ...(expirationDate ? { expirationDate } : {}),
+});
+const iv = (
+  version: string,
+  classification?: string,
+  expirationDate?: string,
+  extra: Partial<MachineImageVersion> = {},
+): MachineImageVersion => ({
+  ...k(version, classification, expirationDate),
+  cri: [{ name: 'containerd' }],
+  architectures: ['amd64'],
+  ...extra,
+});
+const img = (name: string, updateStrategy: string, versions: MachineImageVersion[]): MachineImage => ({
+  name,
+  updateStrategy,
+  versions,
+});
 
-function spec(kubernetes: ExpirableVersion[], machineImages: MachineImage[] = [], machineTypes = [{ name: 'm5', architecture: 'amd64' }, { name: 'arm', architecture: 'arm64' }]): CloudProfileSpec {
+function spec(
+  kubernetes: ExpirableVersion[],
+  machineImages: MachineImage[] = [],
+  machineTypes = [
+    { name: 'm5', architecture: 'amd64' },
+    { name: 'arm', architecture: 'arm64' },
+  ],
+): CloudProfileSpec {
   return { kubernetes: { versions: kubernetes }, machineImages, machineTypes };
 }
 
@@ -31,12 +71,19 @@ function shoot(s: ShootIn): Shoot {
   return {
     apiVersion: 'core.gardener.cloud/v1beta1',
     kind: 'Shoot',
-    metadata: { name: s.name ?? 's', namespace: 'garden-t', ...(s.deleting ? { deletionTimestamp: '2026-08-31T00:00:00Z' } : {}) },
+    metadata: {
+      name: s.name ?? 's',
+      namespace: 'garden-t',
+      ...(s.deleting ? { deletionTimestamp: '2026-08-31T00:00:00Z' } : {}),
+    },
     spec: {
       cloudProfile: s.profile ?? { kind: 'CloudProfile', name: 'p' },
       kubernetes: { version: s.version },
       provider: { type: 'aws', workers: s.workers ?? [] },
-      maintenance: { timeWindow: s.window ?? { begin: '200000+0000', end: '210000+0000' }, ...(s.autoUpdate ? { autoUpdate: s.autoUpdate } : {}) },
+      maintenance: {
+        timeWindow: s.window ?? { begin: '200000+0000', end: '210000+0000' },
+        ...(s.autoUpdate ? { autoUpdate: s.autoUpdate } : {}),
+      },
     },
   };
 }
@@ -74,14 +121,21 @@ const rows: Row[] = [
   },
   {
     name: 'an expired version is forced even when the Shoot opted out, at the first window after the expiry; to the newest non-deprecated patch',
-    source: 'maint/reconciler.go shouldKubernetesVersionBeUpdated; v1h/cloudprofile.go getVersionForAutoUpdate (GARDENER-MAINTENANCE.md example 2)',
-    profile: spec([k('1.34.1', 'deprecated', '2027-01-31T00:00:00Z'), k('1.34.2'), k('1.34.3', 'deprecated'), k('1.35.0')]),
+    source:
+      'maint/reconciler.go shouldKubernetesVersionBeUpdated; v1h/cloudprofile.go getVersionForAutoUpdate (GARDENER-MAINTENANCE.md example 2)',
+    profile: spec([
+      k('1.34.1', 'deprecated', '2027-01-31T00:00:00Z'),
+      k('1.34.2'),
+      k('1.34.3', 'deprecated'),
+      k('1.35.0'),
+    ]),
     shoot: { version: '1.34.1', autoUpdate: OFF },
     want: ['2027-01-31 control plane: forced 1.34.1 → 1.34.2'],
   },
   {
     name: 'a version missing from the profile is forced',
-    source: 'maint/reconciler.go shouldKubernetesVersionBeUpdated; v1h/cloudprofile.go KubernetesVersionExistsInCloudProfile',
+    source:
+      'maint/reconciler.go shouldKubernetesVersionBeUpdated; v1h/cloudprofile.go KubernetesVersionExistsInCloudProfile',
     profile: spec([k('1.34.2'), k('1.35.0')]),
     shoot: { version: '1.34.1', autoUpdate: OFF },
     want: ['2026-09-01 control plane: forced 1.34.1 → 1.34.2'],
@@ -95,15 +149,23 @@ const rows: Row[] = [
   },
   {
     name: 'preview versions are never a target, and auto-update never changes the minor',
-    source: 'v1h/cloudprofile.go GetLatestQualifyingVersion, GetLatestVersionForPatchAutoUpdate; maint/helper/helper.go DetermineVersionForStrategy',
+    source:
+      'v1h/cloudprofile.go GetLatestQualifyingVersion, GetLatestVersionForPatchAutoUpdate; maint/helper/helper.go DetermineVersionForStrategy',
     profile: spec([k('1.34.1'), k('1.34.2', 'preview'), k('1.35.0')]),
     shoot: { version: '1.34.1' },
     want: [],
   },
   {
     name: 'a chain of expired minors is walked one minor per window; a pinned pool follows, capped at the control plane',
-    source: 'v1h/cloudprofile.go GetVersionForForcefulUpdateToConsecutiveMinor; maint/reconciler.go reconcile (GARDENER-MAINTENANCE.md example 4)',
-    profile: spec([k('1.31.9', 'supported', '2026-06-01T00:00:00Z'), k('1.32.5', 'supported', '2026-07-01T00:00:00Z'), k('1.32.6', 'supported', '2026-07-01T00:00:00Z'), k('1.33.3'), k('1.34.1')]),
+    source:
+      'v1h/cloudprofile.go GetVersionForForcefulUpdateToConsecutiveMinor; maint/reconciler.go reconcile (GARDENER-MAINTENANCE.md example 4)',
+    profile: spec([
+      k('1.31.9', 'supported', '2026-06-01T00:00:00Z'),
+      k('1.32.5', 'supported', '2026-07-01T00:00:00Z'),
+      k('1.32.6', 'supported', '2026-07-01T00:00:00Z'),
+      k('1.33.3'),
+      k('1.34.1'),
+    ]),
     shoot: { version: '1.31.9', autoUpdate: OFF, workers: [pool('a', undefined, '1.31.9'), pool('b')] },
     want: [
       '2026-09-01 control plane: forced 1.31.9 → 1.32.6',
@@ -115,9 +177,17 @@ const rows: Row[] = [
   {
     name: 'the trap of gardener#13647: first the supported patch, the next window the newer deprecated one',
     source: 'v1h/cloudprofile.go getVersionForAutoUpdate (GARDENER-MAINTENANCE.md example 2)',
-    profile: spec([k('1.34.1', 'deprecated', '2027-01-31T00:00:00Z'), k('1.34.2'), k('1.34.3', 'deprecated'), k('1.35.0')]),
+    profile: spec([
+      k('1.34.1', 'deprecated', '2027-01-31T00:00:00Z'),
+      k('1.34.2'),
+      k('1.34.3', 'deprecated'),
+      k('1.35.0'),
+    ]),
     shoot: { version: '1.34.1' },
-    want: ['2026-09-01 control plane: auto 1.34.1 → 1.34.2', '2026-09-02 control plane: auto 1.34.2 → 1.34.3 TRAP gardener/gardener#13647'],
+    want: [
+      '2026-09-01 control plane: auto 1.34.1 → 1.34.2',
+      '2026-09-02 control plane: auto 1.34.2 → 1.34.3 TRAP gardener/gardener#13647',
+    ],
   },
   {
     name: 'the trap of gardener#13703: the forced minor step takes a deprecated patch over a supported one',
@@ -136,7 +206,19 @@ const rows: Row[] = [
   {
     name: 'image patch strategy: a forced chain through an expired minor (onto a deprecated patch), then no target once the last minor expires',
     source: 'v1h/cloudprofile.go GetVersionForForcefulUpdateToNextHigherMinor (GARDENER-MAINTENANCE.md example 6)',
-    profile: spec([k('1.34.1')], [img('suse', 'patch', [iv('15.1.0', 'deprecated', '2026-08-01T00:00:00Z'), iv('15.2.0', 'deprecated', '2026-08-15T00:00:00Z'), iv('15.2.1', 'preview'), iv('15.3.0'), iv('15.3.1', 'deprecated', '2026-10-01T00:00:00Z'), iv('16.0.0')])]),
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('suse', 'patch', [
+          iv('15.1.0', 'deprecated', '2026-08-01T00:00:00Z'),
+          iv('15.2.0', 'deprecated', '2026-08-15T00:00:00Z'),
+          iv('15.2.1', 'preview'),
+          iv('15.3.0'),
+          iv('15.3.1', 'deprecated', '2026-10-01T00:00:00Z'),
+          iv('16.0.0'),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.1', autoUpdate: OFF, workers: [pool('w', { name: 'suse', version: '15.1.0' })] },
     want: [
       '2026-09-01 worker pool "w" image suse: forced 15.1.0 → 15.2.0',
@@ -148,14 +230,34 @@ const rows: Row[] = [
   {
     name: 'image major strategy: forced to the supported version, then the trap of gardener#13647 the next window (example 7)',
     source: 'v1h/cloudprofile.go GetOverallLatestVersionForAutoUpdate, getVersionForAutoUpdate',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-09-01T12:00:00Z'), iv('2.2'), iv('2.3', 'deprecated')])]),
-    shoot: { version: '1.34.1', autoUpdate: { kubernetesVersion: false, machineImageVersion: true }, workers: [pool('w', { name: 'gl', version: '2.1' })] },
-    want: ['2026-09-01 worker pool "w" image gl: forced 2.1 → 2.2', '2026-09-02 worker pool "w" image gl: auto 2.2 → 2.3 TRAP gardener/gardener#13647'],
+    profile: spec(
+      [k('1.34.1')],
+      [img('gl', 'major', [iv('2.1', 'deprecated', '2026-09-01T12:00:00Z'), iv('2.2'), iv('2.3', 'deprecated')])],
+    ),
+    shoot: {
+      version: '1.34.1',
+      autoUpdate: { kubernetesVersion: false, machineImageVersion: true },
+      workers: [pool('w', { name: 'gl', version: '2.1' })],
+    },
+    want: [
+      '2026-09-01 worker pool "w" image gl: forced 2.1 → 2.2',
+      '2026-09-02 worker pool "w" image gl: auto 2.2 → 2.3 TRAP gardener/gardener#13647',
+    ],
   },
   {
     name: 'image minor strategy: the forced step goes to the next major',
     source: 'v1h/cloudprofile.go GetVersionForForcefulUpdateToNextHigherMajor (GARDENER-MAINTENANCE.md example 8)',
-    profile: spec([k('1.34.1')], [img('gl', 'minor', [iv('934.8.0', 'deprecated', '2026-10-01T00:00:00Z'), iv('1096.1.0'), iv('1096.2.0', 'preview'), iv('1443.0.0')])]),
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('gl', 'minor', [
+          iv('934.8.0', 'deprecated', '2026-10-01T00:00:00Z'),
+          iv('1096.1.0'),
+          iv('1096.2.0', 'preview'),
+          iv('1443.0.0'),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.1', workers: [pool('w', { name: 'gl', version: '934.8.0' })] },
     want: ['2026-10-01 worker pool "w" image gl: forced 934.8.0 → 1096.1.0'],
   },
@@ -169,42 +271,92 @@ const rows: Row[] = [
   {
     name: "no target for the pool's architecture: the only newer version is amd64, the pool arm64",
     source: 'maint/helper/helper.go FilterMachineImageVersions, filterForArchitecture',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-08-01T00:00:00Z', { architectures: ['amd64', 'arm64'] }), iv('2.2')])]),
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('gl', 'major', [
+          iv('2.1', 'deprecated', '2026-08-01T00:00:00Z', { architectures: ['amd64', 'arm64'] }),
+          iv('2.2'),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.1', workers: [pool('w', { name: 'gl', version: '2.1' }, undefined, 'arm')] },
     want: ['2026-09-01 worker pool "w" image gl: forced 2.1 FAILS pool-constraint'],
   },
   {
     name: "no target for the pool's CRI: the newer version lists no containerd",
     source: 'maint/helper/helper.go filterForCRI',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-08-01T00:00:00Z'), iv('2.2', undefined, undefined, { cri: [{ name: 'docker' }] })])]),
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('gl', 'major', [
+          iv('2.1', 'deprecated', '2026-08-01T00:00:00Z'),
+          iv('2.2', undefined, undefined, { cri: [{ name: 'docker' }] }),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.1', workers: [pool('w', { name: 'gl', version: '2.1' })] },
     want: ['2026-09-01 worker pool "w" image gl: forced 2.1 FAILS pool-constraint'],
   },
   {
     name: 'no target for the kubelet: the newer version wants kubelet 1.35',
     source: 'maint/helper/helper.go filterForKubeletVersionConstraint',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', 'deprecated', '2026-08-01T00:00:00Z'), iv('2.2', undefined, undefined, { kubeletVersionConstraint: '>= 1.35' })])]),
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('gl', 'major', [
+          iv('2.1', 'deprecated', '2026-08-01T00:00:00Z'),
+          iv('2.2', undefined, undefined, { kubeletVersionConstraint: '>= 1.35' }),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.1', workers: [pool('w', { name: 'gl', version: '2.1' })] },
     want: ['2026-09-01 worker pool "w" image gl: forced 2.1 FAILS pool-constraint'],
   },
   {
-    name: "a pool whose current image its own filters reject is forced, as if the version were missing, even with auto-update off",
+    name: 'a pool whose current image its own filters reject is forced, as if the version were missing, even with auto-update off',
     source: 'maint/reconciler.go shouldMachineImageVersionBeUpdated (GARDENER-MAINTENANCE.md §6.1)',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', undefined, undefined, { kubeletVersionConstraint: '< 1.34' }), iv('2.2')])]),
+    profile: spec(
+      [k('1.34.1')],
+      [img('gl', 'major', [iv('2.1', undefined, undefined, { kubeletVersionConstraint: '< 1.34' }), iv('2.2')])],
+    ),
     shoot: { version: '1.34.1', autoUpdate: OFF, workers: [pool('w', { name: 'gl', version: '2.1' })] },
     want: ['2026-09-01 worker pool "w" image gl: forced 2.1 → 2.2'],
   },
   {
     name: 'an in-place pool moves only to a version whose minVersionForUpdate it has reached',
     source: 'maint/helper/helper.go filterForInPlaceUpdateConstraint',
-    profile: spec([k('1.34.1')], [img('gl', 'major', [iv('2.1', undefined, undefined, { inPlaceUpdates: { supported: true } }), iv('2.2', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.1' } }), iv('2.3', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.2' } })])]),
-    shoot: { version: '1.34.1', workers: [{ ...pool('w', { name: 'gl', version: '2.1' }), updateStrategy: 'AutoInPlaceUpdate' }] },
-    want: ['2026-09-01 worker pool "w" image gl: auto 2.1 → 2.2', '2026-09-02 worker pool "w" image gl: auto 2.2 → 2.3'],
+    profile: spec(
+      [k('1.34.1')],
+      [
+        img('gl', 'major', [
+          iv('2.1', undefined, undefined, { inPlaceUpdates: { supported: true } }),
+          iv('2.2', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.1' } }),
+          iv('2.3', undefined, undefined, { inPlaceUpdates: { supported: true, minVersionForUpdate: '2.2' } }),
+        ]),
+      ],
+    ),
+    shoot: {
+      version: '1.34.1',
+      workers: [{ ...pool('w', { name: 'gl', version: '2.1' }), updateStrategy: 'AutoInPlaceUpdate' }],
+    },
+    want: [
+      '2026-09-01 worker pool "w" image gl: auto 2.1 → 2.2',
+      '2026-09-02 worker pool "w" image gl: auto 2.2 → 2.3',
+    ],
   },
   {
     name: "the dry run rejects a control plane past the image's kubelet constraint: nothing of the run applies (example 9)",
     source: 'plugin/pkg/shoot/validator/admission.go validateKubeletVersion; maint/reconciler.go reconcile',
-    profile: spec([k('1.34.3', 'deprecated', '2026-08-01T00:00:00Z'), k('1.35.1')], [img('gl', 'major', [iv('1.0.0', undefined, undefined, { kubeletVersionConstraint: '< 1.35' }), iv('2.0.0', undefined, undefined, { kubeletVersionConstraint: '>= 1.35' })])]),
+    profile: spec(
+      [k('1.34.3', 'deprecated', '2026-08-01T00:00:00Z'), k('1.35.1')],
+      [
+        img('gl', 'major', [
+          iv('1.0.0', undefined, undefined, { kubeletVersionConstraint: '< 1.35' }),
+          iv('2.0.0', undefined, undefined, { kubeletVersionConstraint: '>= 1.35' }),
+        ]),
+      ],
+    ),
     shoot: { version: '1.34.3', workers: [pool('w', { name: 'gl', version: '1.0.0' })] },
     want: ['2026-09-01 the run: forced FAILS kubelet-constraint'],
   },
@@ -227,7 +379,11 @@ for (const row of rows) {
 t.test('reasons are the texts Gardener records, triggers name the expiry', async (t) => {
   const profile = spec([k('1.34.1', 'deprecated', '2026-08-01T00:00:00Z'), k('1.34.2')]);
   const [e] = forecastShoot(shoot({ version: '1.34.1' }), profile, NOW, NOW + DAY).events;
-  t.equal(e?.reason, 'Kubernetes version expired - force update required', 'maint/reconciler.go shouldKubernetesVersionBeUpdated');
+  t.equal(
+    e?.reason,
+    'Kubernetes version expired - force update required',
+    'maint/reconciler.go shouldKubernetesVersionBeUpdated',
+  );
   t.equal(e?.trigger, '1.34.1 expired at 2026-08-01T00:00:00Z');
   t.equal(e?.at, Date.parse('2026-09-01T20:00:00Z'));
   t.equal(e?.windowEnd, Date.parse('2026-09-01T21:00:00Z'));
@@ -242,14 +398,26 @@ t.test('an expiry inside the window makes the step uncertain: the random run ins
 });
 
 const meta = (name: string) => ({ name });
-const fleetProfile = (versions: ExpirableVersion[]): CloudProfile => ({ apiVersion: 'core.gardener.cloud/v1beta1', kind: 'CloudProfile', metadata: meta('p'), spec: spec(versions) });
+const fleetProfile = (versions: ExpirableVersion[]): CloudProfile => ({
+  apiVersion: 'core.gardener.cloud/v1beta1',
+  kind: 'CloudProfile',
+  metadata: meta('p'),
+  spec: spec(versions),
+});
 
 t.test('Shoots being deleted are skipped', async (t) => {
   // maint/reconciler.go Reconcile: only a deletionTimestamp stops maintenance.
-  const state = staticState([fleetProfile([k('1.34.1'), k('1.34.2')]), shoot({ version: '1.34.1', name: 'gone', deleting: true }), shoot({ version: '1.34.1', name: 'here' })]);
+  const state = staticState([
+    fleetProfile([k('1.34.1'), k('1.34.2')]),
+    shoot({ version: '1.34.1', name: 'gone', deleting: true }),
+    shoot({ version: '1.34.1', name: 'here' }),
+  ]);
   const f = forecastFleet(state, NOW, 30);
   t.same(f.skipped, [{ shoot: 'garden-t/gone', why: 'being deleted' }]);
-  t.same(f.shoots.map((s) => s.shoot), ['garden-t/here']);
+  t.same(
+    f.shoots.map((s) => s.shoot),
+    ['garden-t/here'],
+  );
 });
 
 t.test("a NamespacedCloudProfile's expirationDate moves the forced update for its Shoots only", async (t) => {
@@ -258,24 +426,54 @@ t.test("a NamespacedCloudProfile's expirationDate moves the forced update for it
     apiVersion: 'core.gardener.cloud/v1beta1',
     kind: 'NamespacedCloudProfile',
     metadata: { name: 'n', namespace: 'garden-t' },
-    spec: { parent: { kind: 'CloudProfile', name: 'p' }, kubernetes: { versions: [{ version: '1.34.1', expirationDate: '2026-10-01T00:00:00Z' }] } },
+    spec: {
+      parent: { kind: 'CloudProfile', name: 'p' },
+      kubernetes: { versions: [{ version: '1.34.1', expirationDate: '2026-10-01T00:00:00Z' }] },
+    },
   };
-  const state = staticState([fleetProfile([k('1.34.1', 'deprecated', '2026-09-05T00:00:00Z'), k('1.35.0')]), ncp, shoot({ version: '1.34.1', name: 'a', autoUpdate: OFF }), shoot({ version: '1.34.1', name: 'b', autoUpdate: OFF, profile: { kind: 'NamespacedCloudProfile', name: 'n' } })]);
-  const f = forecastFleet(state, NOW, 60);
-  t.same(f.shoots.map((s) => [s.shoot, s.events.map(line)]), [
-    ['garden-t/a', ['2026-09-05 control plane: forced 1.34.1 → 1.35.0']],
-    ['garden-t/b', ['2026-10-01 control plane: forced 1.34.1 → 1.35.0']],
+  const state = staticState([
+    fleetProfile([k('1.34.1', 'deprecated', '2026-09-05T00:00:00Z'), k('1.35.0')]),
+    ncp,
+    shoot({ version: '1.34.1', name: 'a', autoUpdate: OFF }),
+    shoot({ version: '1.34.1', name: 'b', autoUpdate: OFF, profile: { kind: 'NamespacedCloudProfile', name: 'n' } }),
   ]);
+  const f = forecastFleet(state, NOW, 60);
+  t.same(
+    f.shoots.map((s) => [s.shoot, s.events.map(line)]),
+    [
+      ['garden-t/a', ['2026-09-05 control plane: forced 1.34.1 → 1.35.0']],
+      ['garden-t/b', ['2026-10-01 control plane: forced 1.34.1 → 1.35.0']],
+    ],
+  );
 });
 
 t.test('a proposed profile: the diff names new, earlier and gone steps, and new traps', async (t) => {
   const s = [shoot({ version: '1.34.1', name: 'a', autoUpdate: OFF }), shoot({ version: '1.34.2', name: 'b' })];
-  const current = forecastFleet(staticState([fleetProfile([k('1.34.1', 'deprecated', '2026-10-01T00:00:00Z'), k('1.34.2'), k('1.35.0')]), ...s]), NOW, 90);
+  const current = forecastFleet(
+    staticState([fleetProfile([k('1.34.1', 'deprecated', '2026-10-01T00:00:00Z'), k('1.34.2'), k('1.35.0')]), ...s]),
+    NOW,
+    90,
+  );
   // Expire 1.34.1 earlier, and add a deprecated 1.34.3 (to withdraw it, as in gardener#13647).
-  const proposed = forecastFleet(staticState([fleetProfile([k('1.34.1', 'deprecated', '2026-09-15T00:00:00Z'), k('1.34.2'), k('1.34.3', 'deprecated'), k('1.35.0')]), ...s]), NOW, 90);
+  const proposed = forecastFleet(
+    staticState([
+      fleetProfile([
+        k('1.34.1', 'deprecated', '2026-09-15T00:00:00Z'),
+        k('1.34.2'),
+        k('1.34.3', 'deprecated'),
+        k('1.35.0'),
+      ]),
+      ...s,
+    ]),
+    NOW,
+    90,
+  );
   const changes = diffForecasts(current, proposed);
   t.same(
     changes.map((c) => `${c.kind} ${c.shoot} ${line(c.event)}`),
-    ['new garden-t/b 2026-09-01 control plane: auto 1.34.2 → 1.34.3 TRAP gardener/gardener#13647', 'earlier garden-t/a 2026-09-15 control plane: forced 1.34.1 → 1.34.2'],
+    [
+      'new garden-t/b 2026-09-01 control plane: auto 1.34.2 → 1.34.3 TRAP gardener/gardener#13647',
+      'earlier garden-t/a 2026-09-15 control plane: forced 1.34.1 → 1.34.2',
+    ],
   );
 });

@@ -16,14 +16,20 @@ import { invariantProblems } from './policy-invariants.js';
 
 const supported: LifecycleStage[] = [{ classification: 'supported' }];
 const preview: LifecycleStage[] = [{ classification: 'preview' }];
-const deprecated = (hours: number): LifecycleStage[] => [{ classification: 'deprecated' }, { classification: 'expired', startTime: hoursFromNow(hours) }];
+const deprecated = (hours: number): LifecycleStage[] => [
+  { classification: 'deprecated' },
+  { classification: 'expired', startTime: hoursFromNow(hours) },
+];
 /** A stored lifecycle with this path's supersede step appended at NOW. */
 const superseded = (hours: number, before = supported): LifecycleStage[] => [
   ...before,
   { classification: 'deprecated', startTime: NOW_ISO },
   { classification: 'expired', startTime: hoursFromNow(hours) },
 ];
-const at = (version: string, lifecycle: LifecycleStage[]): ExpirableVersion => ({ version, lifecycle: structuredClone(lifecycle) });
+const at = (version: string, lifecycle: LifecycleStage[]): ExpirableVersion => ({
+  version,
+  lifecycle: structuredClone(lifecycle),
+});
 const legacy = (version: string, classification: string, expirationDate?: string): ExpirableVersion => ({
   version,
   classification,
@@ -91,7 +97,10 @@ const rows: Row[] = [
   {
     name: 'the same CREATE with the gate off writes legacy classification and expirationDate',
     gate: false,
-    object: cloudProfile({ kubernetes: ['1.28.5', '1.29.0', '1.30.1', '1.30.2', '1.31.0', '1.31.1'], images: [gl(['1592.1.0', '1592.1.1'])] }),
+    object: cloudProfile({
+      kubernetes: ['1.28.5', '1.29.0', '1.30.1', '1.30.2', '1.31.0', '1.31.1'],
+      images: [gl(['1592.1.0', '1592.1.1'])],
+    }),
     kubernetes: [
       legacy('1.28.5', 'deprecated', '2026-10-01T00:00:00Z'),
       legacy('1.29.0', 'supported'),
@@ -111,11 +120,23 @@ const rows: Row[] = [
       `machine image gardenlinux 1592.1.0: deprecated, expires 2026-12-30T00:00:00Z (policy: older patch of minor 1592.1)`,
       `machine image gardenlinux 1592.1.1: supported (policy: newest patch of minor 1592.1)`,
     ],
-    managed: { kubernetes: ['1.28.5', '1.29.0', '1.30.1', '1.30.2', '1.31.0', '1.31.1'], machineImages: { gardenlinux: ['1592.1.0', '1592.1.1'] } },
+    managed: {
+      kubernetes: ['1.28.5', '1.29.0', '1.30.1', '1.30.2', '1.31.0', '1.31.1'],
+      machineImages: { gardenlinux: ['1592.1.0', '1592.1.1'] },
+    },
   },
   {
     name: 'maintainedMinors and the durations come from the config (Go durations)',
-    config: { defaulting: { lifecycle: { maintainedMinors: 1, expirationMaintained: '240h', expirationUnmaintained: '1h30m', machineImageExpiration: '48h' } } },
+    config: {
+      defaulting: {
+        lifecycle: {
+          maintainedMinors: 1,
+          expirationMaintained: '240h',
+          expirationUnmaintained: '1h30m',
+          machineImageExpiration: '48h',
+        },
+      },
+    },
     object: cloudProfile({ kubernetes: ['1.30.1', '1.31.0', '1.31.1'], images: [gl(['1592.1.0', '1592.1.1'])] }),
     kubernetes: [at('1.30.1', deprecated(1.5)), at('1.31.0', deprecated(240)), at('1.31.1', supported)],
     images: [gl([at('1592.1.0', deprecated(48)), at('1592.1.1', supported)])],
@@ -135,7 +156,13 @@ const rows: Row[] = [
       kubernetes: ['1.29.5', '1.30.4', '1.31.0', at('1.31.1', preview), legacy('1.32.0', 'preview')],
       images: [gl(['1592.1.0', at('1592.1.1', preview)])],
     }),
-    kubernetes: [at('1.29.5', deprecated(720)), at('1.30.4', supported), at('1.31.0', supported), at('1.31.1', preview), legacy('1.32.0', 'preview')],
+    kubernetes: [
+      at('1.29.5', deprecated(720)),
+      at('1.30.4', supported),
+      at('1.31.0', supported),
+      at('1.31.1', preview),
+      legacy('1.32.0', 'preview'),
+    ],
     images: [gl([at('1592.1.0', supported), at('1592.1.1', preview)])],
     warnings: [
       `1.29.5: deprecated, expires 2026-10-01T00:00:00Z (policy: minor 1.29 is no longer maintained, only the newest 2 are)`,
@@ -184,23 +211,43 @@ const rows: Row[] = [
   {
     name: 'gate off: a legacy supported version holds its minor even when expired (Gardener counts it)',
     gate: false,
-    old: cloudProfile({ kubernetes: [legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'), legacy('1.31.0', 'supported')] }),
-    object: cloudProfile({ kubernetes: [legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'), '1.30.2', legacy('1.31.0', 'supported')] }),
-    kubernetes: [legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'), legacy('1.30.2', 'preview'), legacy('1.31.0', 'supported')],
+    old: cloudProfile({
+      kubernetes: [legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'), legacy('1.31.0', 'supported')],
+    }),
+    object: cloudProfile({
+      kubernetes: [legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'), '1.30.2', legacy('1.31.0', 'supported')],
+    }),
+    kubernetes: [
+      legacy('1.30.1', 'supported', '2026-08-01T00:00:00Z'),
+      legacy('1.30.2', 'preview'),
+      legacy('1.31.0', 'supported'),
+    ],
     // The plain image version was there before: it stays as written.
     images: [gl(['1592.1.0'])],
-    warnings: [`1.30.2: preview (policy: newest patch of maintained minor 1.30, whose supported version 1.30.1 the operator set)`],
+    warnings: [
+      `1.30.2: preview (policy: newest patch of maintained minor 1.30, whose supported version 1.30.1 the operator set)`,
+    ],
     managed: { kubernetes: ['1.30.2'], machineImages: {} },
   },
   {
     name: 'a new patch supersedes a managed one: deprecated from now, expiring later; older history is not appended twice',
     old: cloudProfile({
-      annotations: annotation({ kubernetes: ['1.30.4', '1.31.0', '1.31.1'], machineImages: { gardenlinux: ['1592.1.0'] } }),
-      kubernetes: [at('1.30.4', supported), at('1.31.0', [...supported, ...superseded(100).slice(1)]), at('1.31.1', supported)],
+      annotations: annotation({
+        kubernetes: ['1.30.4', '1.31.0', '1.31.1'],
+        machineImages: { gardenlinux: ['1592.1.0'] },
+      }),
+      kubernetes: [
+        at('1.30.4', supported),
+        at('1.31.0', [...supported, ...superseded(100).slice(1)]),
+        at('1.31.1', supported),
+      ],
       images: [gl([at('1592.1.0', supported)])],
     }),
     // A GitOps manifest: plain versions, no annotation.
-    object: cloudProfile({ kubernetes: ['1.30.4', '1.31.0', '1.31.1', '1.31.2'], images: [gl(['1592.1.0', '1592.1.1'])] }),
+    object: cloudProfile({
+      kubernetes: ['1.30.4', '1.31.0', '1.31.1', '1.31.2'],
+      images: [gl(['1592.1.0', '1592.1.1'])],
+    }),
     kubernetes: [
       at('1.30.4', supported),
       at('1.31.0', superseded(100)),
@@ -214,7 +261,10 @@ const rows: Row[] = [
       `machine image gardenlinux 1592.1.0: deprecated from 2026-09-01T00:00:00Z, expires 2026-12-30T00:00:00Z (policy: superseded by 1592.1.1 in minor 1592.1)`,
       `machine image gardenlinux 1592.1.1: supported (policy: newest patch of minor 1592.1)`,
     ],
-    managed: { kubernetes: ['1.30.4', '1.31.0', '1.31.1', '1.31.2'], machineImages: { gardenlinux: ['1592.1.0', '1592.1.1'] } },
+    managed: {
+      kubernetes: ['1.30.4', '1.31.0', '1.31.1', '1.31.2'],
+      machineImages: { gardenlinux: ['1592.1.0', '1592.1.1'] },
+    },
   },
   {
     name: 'gate off: a superseded managed version turns legacy deprecated with an expirationDate',
@@ -237,7 +287,10 @@ const rows: Row[] = [
     name: 're-applying the same manifest a month later moves no date and says nothing',
     now: NOW + 30 * 24 * 3_600_000,
     old: cloudProfile({
-      annotations: annotation({ kubernetes: ['1.30.1', '1.30.2', '1.31.0'], machineImages: { gardenlinux: ['1592.1.0'] } }),
+      annotations: annotation({
+        kubernetes: ['1.30.1', '1.30.2', '1.31.0'],
+        machineImages: { gardenlinux: ['1592.1.0'] },
+      }),
       kubernetes: [at('1.30.1', deprecated(2880)), at('1.30.2', supported), at('1.31.0', supported)],
       images: [gl([at('1592.1.0', supported)])],
     }),
@@ -250,7 +303,10 @@ const rows: Row[] = [
   {
     name: 'a user taking a version out of management: the operator choice stands, the managed newest patch yields',
     old: cloudProfile({
-      annotations: annotation({ kubernetes: ['1.30.1', '1.30.2', '1.31.0'], machineImages: { gardenlinux: ['1592.1.0'] } }),
+      annotations: annotation({
+        kubernetes: ['1.30.1', '1.30.2', '1.31.0'],
+        machineImages: { gardenlinux: ['1592.1.0'] },
+      }),
       kubernetes: [at('1.30.1', superseded(100)), at('1.30.2', supported), at('1.31.0', supported)],
       images: [gl([at('1592.1.0', supported)])],
     }),
@@ -271,11 +327,17 @@ const rows: Row[] = [
     name: "a managed preview becomes supported once the operator's supported version is deprecated",
     old: cloudProfile({
       annotations: annotation({ kubernetes: ['1.31.2'], machineImages: {} }),
-      kubernetes: [at('1.31.1', [...supported, { classification: 'deprecated', startTime: '2026-08-20T00:00:00Z' }]), at('1.31.2', preview)],
+      kubernetes: [
+        at('1.31.1', [...supported, { classification: 'deprecated', startTime: '2026-08-20T00:00:00Z' }]),
+        at('1.31.2', preview),
+      ],
       images: [gl([at('1592.1.0', supported)])],
     }),
     object: cloudProfile({
-      kubernetes: [at('1.31.1', [...supported, { classification: 'deprecated', startTime: '2026-08-20T00:00:00Z' }]), '1.31.2'],
+      kubernetes: [
+        at('1.31.1', [...supported, { classification: 'deprecated', startTime: '2026-08-20T00:00:00Z' }]),
+        '1.31.2',
+      ],
       images: [gl([at('1592.1.0', supported)])],
     }),
     kubernetes: [
@@ -300,8 +362,13 @@ const rows: Row[] = [
   },
   {
     name: 'the highest kubernetes version that is not unavailable on CREATE never gets an expired stage',
-    object: cloudProfile({ kubernetes: ['1.31.2', at('1.31.5', [{ classification: 'supported', startTime: '2026-10-01T00:00:00Z' }])] }),
-    kubernetes: [at('1.31.2', [{ classification: 'deprecated' }]), at('1.31.5', [{ classification: 'supported', startTime: '2026-10-01T00:00:00Z' }])],
+    object: cloudProfile({
+      kubernetes: ['1.31.2', at('1.31.5', [{ classification: 'supported', startTime: '2026-10-01T00:00:00Z' }])],
+    }),
+    kubernetes: [
+      at('1.31.2', [{ classification: 'deprecated' }]),
+      at('1.31.5', [{ classification: 'supported', startTime: '2026-10-01T00:00:00Z' }]),
+    ],
     images: [gl([at('1592.1.0', supported)])],
     warnings: [
       `1.31.2: deprecated (policy: older patch of maintained minor 1.31; the highest kubernetes version never expires)`,
@@ -347,11 +414,14 @@ const rows: Row[] = [
     ],
     managed: {
       kubernetes: [],
-      machineImages: { gardenlinux: ['1443.3.0', '1592.1.0', '1592.2.0', '1592.2.1'], 'suse-chost': ['15.4', 'v15.5.20240101', '15.5.20240201', '15.6.2'] },
+      machineImages: {
+        gardenlinux: ['1443.3.0', '1592.1.0', '1592.2.0', '1592.2.1'],
+        'suse-chost': ['15.4', 'v15.5.20240101', '15.5.20240201', '15.6.2'],
+      },
     },
   },
   {
-    name: 'an unreadable annotation is ignored with a warning: versions the profile had are the operator\'s, new ones are defaulted',
+    name: "an unreadable annotation is ignored with a warning: versions the profile had are the operator's, new ones are defaulted",
     old: cloudProfile({
       annotations: { [MANAGED_VERSIONS_ANNOTATION]: '{"kubernetes": "1.31.0"' },
       kubernetes: [at('1.31.0', supported)],
@@ -387,13 +457,20 @@ const rows: Row[] = [
 
 const lifecycleConfig = (row: Row): ConfigInput => {
   const overrides = structuredClone(row.config ?? {}) as { defaulting?: { lifecycle?: object } };
-  return { ...overrides, defaulting: { ...overrides.defaulting, lifecycle: { enabled: true, ...overrides.defaulting?.lifecycle } } };
+  return {
+    ...overrides,
+    defaulting: { ...overrides.defaulting, lifecycle: { enabled: true, ...overrides.defaulting?.lifecycle } },
+  };
 };
 
 /** What arrives over the wire: a fresh copy that shares nothing. */
 const wire = <T>(o: T): T => JSON.parse(JSON.stringify(o)) as T;
 
-function run(row: Row, object: CloudProfile, old: CloudProfile | undefined): { decision: Decision; warnings: string[] } {
+function run(
+  row: Row,
+  object: CloudProfile,
+  old: CloudProfile | undefined,
+): { decision: Decision; warnings: string[] } {
   const input = {
     operation: old ? ('UPDATE' as const) : ('CREATE' as const),
     object: wire(object),
@@ -405,7 +482,11 @@ function run(row: Row, object: CloudProfile, old: CloudProfile | undefined): { d
   };
   const decision = decide(input);
   // The mutating path's own warnings, apart from those the validating rules add.
-  const mutation = applyMutatingPath(request(input), { now: input.now, config: config(lifecycleConfig(row), input.lifecycleGate), state: staticState([]) });
+  const mutation = applyMutatingPath(request(input), {
+    now: input.now,
+    config: config(lifecycleConfig(row), input.lifecycleGate),
+    state: staticState([]),
+  });
   return { decision, warnings: (mutation?.warnings ?? []).map(sayWarning) };
 }
 
@@ -424,18 +505,34 @@ for (const row of rows) {
     t.strictSame(stored.spec.machineImages, row.images, 'machine images');
     t.strictSame(warnings, row.warnings, 'warnings');
     t.strictSame(managedOf(stored), row.managed, 'management annotation');
-    t.strictSame(decision.allWarnings.slice(0, warnings.length), warnings, 'the decision carries the defaulting warnings first');
+    t.strictSame(
+      decision.allWarnings.slice(0, warnings.length),
+      warnings,
+      'the decision carries the defaulting warnings first',
+    );
     t.ok(decision.warnings.length <= 10, 'the answer stays within the warning budget');
 
     t.strictSame(decision.violations, [], 'the stored object passes every validating rule');
-    t.strictSame(invariantProblems(stored, row.old, now, row.gate ?? true), [], 'the stored object keeps the policy invariants');
+    t.strictSame(
+      invariantProblems(stored, row.old, now, row.gate ?? true),
+      [],
+      'the stored object keeps the policy invariants',
+    );
 
     const patch = jsonpatch.compare(row.object, stored);
     t.equal(patch.length > 0, decision.mutated, 'a patch exactly when mutated');
-    t.equal(decision.patch !== undefined, decision.mutated, "the decision carries the mutating path's patch exactly when mutated");
+    t.equal(
+      decision.patch !== undefined,
+      decision.mutated,
+      "the decision carries the mutating path's patch exactly when mutated",
+    );
     // The webhook answers with the mutating path's own operations, not this whole-object diff:
     // applied to the request as sent, they must give the stored object too.
-    t.strictSame(jsonpatch.applyPatch(wire(row.object), structuredClone([...(decision.patch ?? [])])).newDocument, stored, "the decision's JSON Patch turns the request into the stored object");
+    t.strictSame(
+      jsonpatch.applyPatch(wire(row.object), structuredClone([...(decision.patch ?? [])])).newDocument,
+      stored,
+      "the decision's JSON Patch turns the request into the stored object",
+    );
 
     // GitOps: the same manifest again, and the stored object sent back unchanged (kubectl edit).
     const replays: [string, CloudProfile][] = [['the stored object', stored]];
@@ -450,13 +547,22 @@ for (const row of rows) {
 
 t.test('with lifecycle defaulting disabled nothing is written', async (t) => {
   const object = cloudProfile({ kubernetes: ['1.30.1', '1.31.0'] });
-  const decision = decide({ operation: 'CREATE', object: structuredClone(object), config: { defaulting: { lifecycle: { enabled: false } } } });
+  const decision = decide({
+    operation: 'CREATE',
+    object: structuredClone(object),
+    config: { defaulting: { lifecycle: { enabled: false } } },
+  });
   t.strictSame(decision.object, object);
   t.equal(decision.mutated, false);
 });
 
 t.test('the DEFAULT-LIFECYCLE rule switch turns the path off too', async (t) => {
   const object = cloudProfile({ kubernetes: ['1.30.1', '1.31.0'] });
-  const decision = decide({ operation: 'CREATE', object: structuredClone(object), lifecycleDefaulting: true, config: { rules: { 'DEFAULT-LIFECYCLE': { enabled: false } } } });
+  const decision = decide({
+    operation: 'CREATE',
+    object: structuredClone(object),
+    lifecycleDefaulting: true,
+    config: { rules: { 'DEFAULT-LIFECYCLE': { enabled: false } } },
+  });
   t.strictSame(decision.object, object);
 });

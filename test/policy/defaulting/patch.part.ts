@@ -11,12 +11,23 @@ import type { CloudProfile } from '../../../src/api/types.js';
 import { NOW, cloudProfile, config, request } from '../../helpers/objects.js';
 
 function applied(original: CloudProfile, ops: readonly JsonPatchOperation[]): unknown {
-  return jsonpatch.applyPatch(structuredClone(original), structuredClone([...ops]) as jsonpatch.Operation[], true, false).newDocument;
+  return jsonpatch.applyPatch(
+    structuredClone(original),
+    structuredClone([...ops]) as jsonpatch.Operation[],
+    true,
+    false,
+  ).newDocument;
 }
 
 function profile(): CloudProfile {
   const p = cloudProfile({ name: 'aws', kubernetes: ['1.30.4', '1.31.2'] });
-  p.spec.machineImages = [{ name: 'gardenlinux', updateStrategy: 'major', versions: [{ version: '1592.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }] }];
+  p.spec.machineImages = [
+    {
+      name: 'gardenlinux',
+      updateStrategy: 'major',
+      versions: [{ version: '1592.1.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }],
+    },
+  ];
   return p;
 }
 
@@ -39,7 +50,10 @@ t.test('each kind of change at each level, escaped and applicable', async (t) =>
   const legacy = copy.spec.kubernetes.versions[0]!;
   delete legacy.classification;
   delete legacy.expirationDate;
-  legacy.lifecycle = [{ classification: 'deprecated' }, { classification: 'expired', startTime: '2027-01-01T00:00:00Z' }];
+  legacy.lifecycle = [
+    { classification: 'deprecated' },
+    { classification: 'expired', startTime: '2027-01-01T00:00:00Z' },
+  ];
   copy.spec.kubernetes.versions[1]!.lifecycle = [{ classification: 'supported' }]; // a fresh array, equal: no operation
   copy.spec.machineImages[0]!.updateStrategy = 'minor';
   copy.spec.machineImages[0]!.versions[0]!.cri = undefined as never; // undefined is absent, as in JSON
@@ -65,7 +79,9 @@ t.test('annotations added whole, and removed whole', async (t) => {
   const bare = profile();
   const annotated = copyDefaultable(bare);
   annotated.metadata.annotations = { 'version-policy.gardener.cloud/managed-versions': '{}' };
-  t.strictSame(defaultingPatch(bare, annotated), [{ op: 'add', path: '/metadata/annotations', value: { 'version-policy.gardener.cloud/managed-versions': '{}' } }]);
+  t.strictSame(defaultingPatch(bare, annotated), [
+    { op: 'add', path: '/metadata/annotations', value: { 'version-policy.gardener.cloud/managed-versions': '{}' } },
+  ]);
   const cleared = copyDefaultable(annotated);
   delete cleared.metadata.annotations;
   t.strictSame(defaultingPatch(annotated, cleared), [{ op: 'remove', path: '/metadata/annotations' }]);
@@ -87,21 +103,43 @@ t.test('the mutating path: its patch turns what was sent into what it stores, on
   const kubernetes: string[] = [];
   for (let m = 0; m < 100; m++) for (let p = 0; p < 60; p++) kubernetes.push(`1.${m}.${p}`);
   const sent = cloudProfile({ name: 'large', kubernetes });
-  sent.spec.machineImages = Array.from({ length: 40 }, (_, i) => ({ name: `image-${i}`, versions: Array.from({ length: 100 }, (_, v) => ({ version: `${v}.0.0` })) }));
+  sent.spec.machineImages = Array.from({ length: 40 }, (_, i) => ({
+    name: `image-${i}`,
+    versions: Array.from({ length: 100 }, (_, v) => ({ version: `${v}.0.0` })),
+  }));
   const before = structuredClone(sent);
-  const result = applyMutatingPath(request({ operation: 'CREATE', object: sent }), { now: NOW, config: config({ defaulting: { lifecycle: { enabled: true } } }, true), state: staticState([]) });
+  const result = applyMutatingPath(request({ operation: 'CREATE', object: sent }), {
+    now: NOW,
+    config: config({ defaulting: { lifecycle: { enabled: true } } }, true),
+    state: staticState([]),
+  });
   t.ok(result?.mutated, 'mutated');
   t.strictSame(sent, before, "the request's object is left as it was sent");
-  t.strictSame(applied(before, result!.patch), JSON.parse(JSON.stringify(result!.object)), 'the patch gives the stored object');
-  t.strictSame(result!.patch.length, jsonpatch.compare(before, result!.object).length, 'one operation per changed field, as a whole-object diff finds');
+  t.strictSame(
+    applied(before, result!.patch),
+    JSON.parse(JSON.stringify(result!.object)),
+    'the patch gives the stored object',
+  );
+  t.strictSame(
+    result!.patch.length,
+    jsonpatch.compare(before, result!.object).length,
+    'one operation per changed field, as a whole-object diff finds',
+  );
 });
 
 t.test('nothing to default: no patch, and the object is the one sent', async (t) => {
   const sent = profile();
   sent.spec.kubernetes.versions.forEach((v) => (v.lifecycle = [{ classification: 'supported' }]));
-  sent.spec.kubernetes.versions[0]!.lifecycle = [{ classification: 'deprecated' }, { classification: 'expired', startTime: '2099-01-01T00:00:00Z' }];
+  sent.spec.kubernetes.versions[0]!.lifecycle = [
+    { classification: 'deprecated' },
+    { classification: 'expired', startTime: '2099-01-01T00:00:00Z' },
+  ];
   sent.spec.machineImages[0]!.versions[0]!.lifecycle = [{ classification: 'supported' }];
-  const result = applyMutatingPath(request({ operation: 'CREATE', object: sent }), { now: NOW, config: config({ defaulting: { lifecycle: { enabled: true } } }, true), state: staticState([]) });
+  const result = applyMutatingPath(request({ operation: 'CREATE', object: sent }), {
+    now: NOW,
+    config: config({ defaulting: { lifecycle: { enabled: true } } }, true),
+    state: staticState([]),
+  });
   t.equal(result?.mutated ?? false, false);
   t.strictSame(result?.patch ?? [], []);
 });

@@ -15,7 +15,12 @@ import {
   windowsOverlapAfter,
 } from '../../../src/gardener/versions.js';
 
-export function invariantProblems(profile: CloudProfile, old: CloudProfile | undefined, now: number, gate: boolean): string[] {
+export function invariantProblems(
+  profile: CloudProfile,
+  old: CloudProfile | undefined,
+  now: number,
+  gate: boolean,
+): string[] {
   const lists: [string, ExpirableVersion[], ExpirableVersion[]][] = [
     ['kubernetes', profile.spec.kubernetes.versions, old?.spec.kubernetes.versions ?? []],
     ...profile.spec.machineImages.map((i): [string, ExpirableVersion[], ExpirableVersion[]] => [
@@ -26,7 +31,8 @@ export function invariantProblems(profile: CloudProfile, old: CloudProfile | und
   ];
   const out: string[] = [];
   for (const [list, versions, oldVersions] of lists) {
-    for (const v of versions) out.push(...versionProblems(v, oldVersions, now, gate).map((p) => `${list} ${v.version}: ${p}`));
+    for (const v of versions)
+      out.push(...versionProblems(v, oldVersions, now, gate).map((p) => `${list} ${v.version}: ${p}`));
     out.push(...supportedConflicts(versions, now).map((p) => `${list}: ${p}`));
   }
   const latest = latestVersion(profile.spec.kubernetes.versions);
@@ -36,24 +42,33 @@ export function invariantProblems(profile: CloudProfile, old: CloudProfile | und
   return out;
 }
 
-function versionProblems(v: ExpirableVersion, oldVersions: readonly ExpirableVersion[], now: number, gate: boolean): string[] {
+function versionProblems(
+  v: ExpirableVersion,
+  oldVersions: readonly ExpirableVersion[],
+  now: number,
+  gate: boolean,
+): string[] {
   const out: string[] = [];
   if (hasLifecycle(v)) {
     if (!gate) out.push('lifecycle with the gate off');
-    if (v.classification !== undefined || v.expirationDate !== undefined) out.push('lifecycle mixed with legacy fields');
+    if (v.classification !== undefined || v.expirationDate !== undefined)
+      out.push('lifecycle mixed with legacy fields');
     const stages = v.lifecycle!;
     stages.forEach((s, i) => {
       const prev = stages[i - 1];
       if (i > 0 && s.startTime === undefined) out.push(`stage ${i} has no start`);
       if (prev && stageRank(prev.classification) >= stageRank(s.classification)) out.push(`stage ${i} out of order`);
-      if (prev?.startTime && s.startTime && parseInstant(s.startTime) < parseInstant(prev.startTime)) out.push(`stage ${i} starts earlier`);
+      if (prev?.startTime && s.startTime && parseInstant(s.startTime) < parseInstant(prev.startTime))
+        out.push(`stage ${i} starts earlier`);
     });
   }
   if (v.classification === 'expired') out.push('legacy classification expired');
   const expiry = expiryInstant(v);
   const before = oldVersions.find((o) => o.version === v.version);
-  if (expiry !== undefined && expiry <= now && (!before || expiryInstant(before) !== expiry)) out.push('added already expired');
-  if (before && classificationAt(before, now) !== 'unavailable' && classificationAt(v, now) === 'unavailable') out.push('turned unavailable');
+  if (expiry !== undefined && expiry <= now && (!before || expiryInstant(before) !== expiry))
+    out.push('added already expired');
+  if (before && classificationAt(before, now) !== 'unavailable' && classificationAt(v, now) === 'unavailable')
+    out.push('turned unavailable');
   return out;
 }
 
@@ -66,7 +81,8 @@ function supportedConflicts(versions: readonly ExpirableVersion[], now: number):
       if (a.version < b.version && windowsOverlapAfter(windowsOf(a, 'supported'), windowsOf(b, 'supported'), now)) {
         out.push(`${a.version} and ${b.version} are both supported after now`);
       }
-      const legacyNow = !hasLifecycle(a) && a.classification === 'supported' && classificationAt(a, now) === 'supported';
+      const legacyNow =
+        !hasLifecycle(a) && a.classification === 'supported' && classificationAt(a, now) === 'supported';
       if (legacyNow) out.push(`legacy supported ${a.version} next to supported ${b.version}`);
     }
   }

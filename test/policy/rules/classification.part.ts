@@ -23,7 +23,13 @@ runTable(t, 'CLASSIFICATION', [
   {
     name: 'an unknown value',
     input: { operation: 'CREATE', object: k8s('dummy') },
-    want: [{ field: 'spec.kubernetes.versions[1].classification', words: ['"dummy"', '1.31.0', 'supported values'], type: 'NotSupported' }],
+    want: [
+      {
+        field: 'spec.kubernetes.versions[1].classification',
+        words: ['"dummy"', '1.31.0', 'supported values'],
+        type: 'NotSupported',
+      },
+    ],
   },
   {
     name: 'expired is forbidden (use an expirationDate)',
@@ -49,31 +55,55 @@ runTable(t, 'CLASSIFICATION', [
     name: 'machine image versions',
     input: {
       operation: 'CREATE',
-      object: cloudProfile({ images: [image('gardenlinux', ['1592.1.0', { version: '1592.0.0', classification: 'expired' }])] }),
+      object: cloudProfile({
+        images: [image('gardenlinux', ['1592.1.0', { version: '1592.0.0', classification: 'expired' }])],
+      }),
     },
-    want: [{ field: 'spec.machineImages[0].versions[1].classification', words: ['machine image gardenlinux version 1592.0.0'] }],
+    want: [
+      {
+        field: 'spec.machineImages[0].versions[1].classification',
+        words: ['machine image gardenlinux version 1592.0.0'],
+      },
+    ],
   },
   {
     name: 'lifecycle stages are LIFECYCLE-ORDER business, not this rule',
-    input: { operation: 'CREATE', object: cloudProfile({ kubernetes: [{ version: '1.31.0', lifecycle: [{ classification: 'dummy' }] }] }) },
+    input: {
+      operation: 'CREATE',
+      object: cloudProfile({ kubernetes: [{ version: '1.31.0', lifecycle: [{ classification: 'dummy' }] }] }),
+    },
     want: [],
   },
   {
     name: 'a NamespacedCloudProfile image of its own',
     input: {
       operation: 'CREATE',
-      object: namespacedProfile({ images: [image('custom', [{ version: '1.0.0', classification: 'dummy', expirationDate: hoursFromNow(48) }])] }),
+      object: namespacedProfile({
+        images: [image('custom', [{ version: '1.0.0', classification: 'dummy', expirationDate: hoursFromNow(48) }])],
+      }),
       state: [parent],
     },
-    want: [{ field: 'spec.machineImages[0].versions[0].classification', words: ['of machine image custom version 1.0.0 is not supported'] }],
+    want: [
+      {
+        field: 'spec.machineImages[0].versions[0].classification',
+        words: ['of machine image custom version 1.0.0 is not supported'],
+      },
+    ],
   },
   {
     name: 'a NamespacedCloudProfile override is called an override',
     input: {
       operation: 'CREATE',
-      object: namespacedProfile({ kubernetes: [{ version: '1.31.0', classification: 'dummy', expirationDate: hoursFromNow(48) }] }),
+      object: namespacedProfile({
+        kubernetes: [{ version: '1.31.0', classification: 'dummy', expirationDate: hoursFromNow(48) }],
+      }),
       state: [parent],
     },
-    want: [{ field: 'spec.kubernetes.versions[0].classification', words: ['classification "dummy" of the override of kubernetes version 1.31.0 is not supported'] }],
+    want: [
+      {
+        field: 'spec.kubernetes.versions[0].classification',
+        words: ['classification "dummy" of the override of kubernetes version 1.31.0 is not supported'],
+      },
+    ],
   },
 ]);

@@ -3,7 +3,10 @@ import type { ProfileInput } from '../../helpers/objects.js';
 import { cloudProfile, hoursFromNow, namespacedProfile, NOW_ISO } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 
-const future = (version: string) => ({ version, lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }] });
+const future = (version: string) => ({
+  version,
+  lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }],
+});
 const parent = (kubernetes: ProfileInput['kubernetes']) => cloudProfile({ name: 'profile', kubernetes });
 
 runTable(t, 'K8S-VERSIONS', [
@@ -20,7 +23,10 @@ runTable(t, 'K8S-VERSIONS', [
   },
   {
     name: 'versions that are not strictly X.Y.Z',
-    input: { operation: 'CREATE', object: cloudProfile({ kubernetes: ['1.31.0', '1.11', 'v1.30.0', '1.29.0-rc.1', '1.28.0+build'] }) },
+    input: {
+      operation: 'CREATE',
+      object: cloudProfile({ kubernetes: ['1.31.0', '1.11', 'v1.30.0', '1.29.0-rc.1', '1.28.0+build'] }),
+    },
     want: [
       { field: 'spec.kubernetes.versions[1]', words: ['"1.11"', 'regex'], type: 'Invalid' },
       { field: 'spec.kubernetes.versions[2]', words: ['v1.30.0'] },
@@ -45,7 +51,12 @@ runTable(t, 'K8S-VERSIONS', [
   },
   {
     name: 'CREATE with a version whose first stage starts exactly now (not yet reached)',
-    input: { operation: 'CREATE', object: cloudProfile({ kubernetes: [{ version: '1.32.0', lifecycle: [{ classification: 'preview', startTime: NOW_ISO }] }] }) },
+    input: {
+      operation: 'CREATE',
+      object: cloudProfile({
+        kubernetes: [{ version: '1.32.0', lifecycle: [{ classification: 'preview', startTime: NOW_ISO }] }],
+      }),
+    },
     want: [{ field: 'spec.kubernetes.versions', words: ['not unavailable'] }],
   },
   {
@@ -90,12 +101,20 @@ runTable(t, 'K8S-VERSIONS', [
       }),
       state: [parent(['1.31.0', '1.30.0'])],
     },
-    want: [{ field: 'spec.kubernetes.versions[0]', words: ['1.31'] }, { field: 'spec.kubernetes.versions[2].version', words: ['1.30.0'] }],
+    want: [
+      { field: 'spec.kubernetes.versions[0]', words: ['1.31'] },
+      { field: 'spec.kubernetes.versions[2].version', words: ['1.30.0'] },
+    ],
   },
   {
     name: 'NamespacedCloudProfile: the merged profile is judged under status.cloudProfileSpec',
     input: { operation: 'CREATE', object: namespacedProfile(), state: [parent(['1.31.0', '1.31.0'])] },
-    want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[1].version', words: ['1.31.0', 'merged profile', '"profile"'] }],
+    want: [
+      {
+        field: 'status.cloudProfileSpec.kubernetes.versions[1].version',
+        words: ['1.31.0', 'merged profile', '"profile"'],
+      },
+    ],
   },
   {
     name: 'NamespacedCloudProfile: a merged profile without versions',
@@ -104,7 +123,13 @@ runTable(t, 'K8S-VERSIONS', [
   },
   {
     name: 'NamespacedCloudProfile without a parent: only its own list (the missing parent is NCP-OVERRIDES)',
-    input: { operation: 'CREATE', object: namespacedProfile({ parent: 'missing', kubernetes: [{ version: '1.31.0', expirationDate: hoursFromNow(48) }] }) },
+    input: {
+      operation: 'CREATE',
+      object: namespacedProfile({
+        parent: 'missing',
+        kubernetes: [{ version: '1.31.0', expirationDate: hoursFromNow(48) }],
+      }),
+    },
     want: [],
   },
 ]);

@@ -3,9 +3,18 @@ import type { ExpirableVersion, NamespacedCloudProfile } from '../../../src/api/
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 
-const expiring = (version: string, hours = 24 * 60): ExpirableVersion => ({ version, expirationDate: hoursFromNow(hours) });
-const scheduled = (version: string): ExpirableVersion => ({ version, lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }] });
-const create = (...kubernetes: ExpirableVersion[]) => ({ operation: 'CREATE' as const, object: cloudProfile({ kubernetes }) });
+const expiring = (version: string, hours = 24 * 60): ExpirableVersion => ({
+  version,
+  expirationDate: hoursFromNow(hours),
+});
+const scheduled = (version: string): ExpirableVersion => ({
+  version,
+  lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }],
+});
+const create = (...kubernetes: ExpirableVersion[]) => ({
+  operation: 'CREATE' as const,
+  object: cloudProfile({ kubernetes }),
+});
 const reapply = (...kubernetes: ExpirableVersion[]) => ({
   operation: 'UPDATE' as const,
   oldObject: cloudProfile({ kubernetes }),
@@ -24,7 +33,12 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   {
     name: 'the latest is the highest semver, not the last entry',
     input: create({ version: '1.9.0' }, expiring('1.10.0')),
-    want: [{ field: 'spec.kubernetes.versions[1].expirationDate', words: ["latest kubernetes version ('1.10.0') must not be set"] }],
+    want: [
+      {
+        field: 'spec.kubernetes.versions[1].expirationDate',
+        words: ["latest kubernetes version ('1.10.0') must not be set"],
+      },
+    ],
   },
   {
     name: 'a past expirationDate on the latest, re-applied unchanged, is still denied',
@@ -33,7 +47,11 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   },
   {
     name: 'a preview latest without expiry',
-    input: create({ version: '1.32.0', classification: 'preview' }, { version: '1.31.4', classification: 'supported' }, { ...expiring('1.30.9'), classification: 'deprecated' }),
+    input: create(
+      { version: '1.32.0', classification: 'preview' },
+      { version: '1.31.4', classification: 'supported' },
+      { ...expiring('1.30.9'), classification: 'deprecated' },
+    ),
     want: [],
   },
   {
@@ -58,7 +76,13 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   },
   {
     name: 'a latest whose lifecycle ends deprecated',
-    input: create({ version: '1.2.0', lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: hoursFromNow(24) }] }, { version: '1.1.0' }),
+    input: create(
+      {
+        version: '1.2.0',
+        lifecycle: [{ classification: 'supported' }, { classification: 'deprecated', startTime: hoursFromNow(24) }],
+      },
+      { version: '1.1.0' },
+    ),
     want: [],
   },
   {
@@ -73,7 +97,12 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   },
   {
     name: 'machine images are exempt',
-    input: { operation: 'CREATE', object: cloudProfile({ images: [image('gardenlinux', ['1.0.0', { version: '2.0.0', expirationDate: hoursFromNow(24) }])] }) },
+    input: {
+      operation: 'CREATE',
+      object: cloudProfile({
+        images: [image('gardenlinux', ['1.0.0', { version: '2.0.0', expirationDate: hoursFromNow(24) }])],
+      }),
+    },
     want: [],
   },
   {
@@ -83,13 +112,19 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   },
   {
     name: 'NamespacedCloudProfile: extending an older parent version',
-    input: { operation: 'CREATE', object: namespacedProfile({ kubernetes: [expiring('1.30.0', 24 * 90)] }), state: [parent] },
+    input: {
+      operation: 'CREATE',
+      object: namespacedProfile({ kubernetes: [expiring('1.30.0', 24 * 90)] }),
+      state: [parent],
+    },
     want: [],
   },
   {
     name: 'NamespacedCloudProfile: an override that gives the latest parent version an expiry',
     input: { operation: 'CREATE', object: namespacedProfile({ kubernetes: [expiring('1.31.0')] }), state: [parent] },
-    want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate', words: ['1.31.0', 'merged profile'] }],
+    want: [
+      { field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate', words: ['1.31.0', 'merged profile'] },
+    ],
   },
   {
     name: 'NamespacedCloudProfile UPDATE leaving spec and metadata alone: the merged profile is not judged (Gardener skips it too)',
@@ -98,17 +133,32 @@ runTable(t, 'LATEST-NO-EXPIRY', [
   },
   {
     name: 'NamespacedCloudProfile UPDATE of a deleting object (finalizer removal): not judged',
-    input: { operation: 'UPDATE', oldObject: namespacedProfile({ deletionTimestamp: hoursFromNow(-1) }), object: withLabel(namespacedProfile({ deletionTimestamp: hoursFromNow(-1) })), state: [brokenParent] },
+    input: {
+      operation: 'UPDATE',
+      oldObject: namespacedProfile({ deletionTimestamp: hoursFromNow(-1) }),
+      object: withLabel(namespacedProfile({ deletionTimestamp: hoursFromNow(-1) })),
+      state: [brokenParent],
+    },
     want: [],
   },
   {
     name: 'NamespacedCloudProfile UPDATE changing only metadata: judged',
-    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: withLabel(namespacedProfile()), state: [brokenParent] },
+    input: {
+      operation: 'UPDATE',
+      oldObject: namespacedProfile(),
+      object: withLabel(namespacedProfile()),
+      state: [brokenParent],
+    },
     want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate' }],
   },
   {
     name: 'NamespacedCloudProfile UPDATE changing its spec: judged',
-    input: { operation: 'UPDATE', oldObject: namespacedProfile(), object: namespacedProfile({ kubernetes: [expiring('1.30.0')] }), state: [brokenParent] },
+    input: {
+      operation: 'UPDATE',
+      oldObject: namespacedProfile(),
+      object: namespacedProfile({ kubernetes: [expiring('1.30.0')] }),
+      state: [brokenParent],
+    },
     want: [{ field: 'status.cloudProfileSpec.kubernetes.versions[0].expirationDate' }],
   },
   {

@@ -8,21 +8,45 @@ const stage = (classification: string, hours?: number): LifecycleStage =>
 /** A profile whose second (non-latest) Kubernetes version is `v`. */
 const withK8s = (v: ExpirableVersion) => cloudProfile({ kubernetes: ['1.32.0', v] });
 const lc = (...stages: LifecycleStage[]): ExpirableVersion => ({ version: '1.31.0', lifecycle: stages });
-const create = (v: ExpirableVersion, lifecycleGate = true) => ({ operation: 'CREATE' as const, object: withK8s(v), lifecycleGate });
-const update = (before: ExpirableVersion, after: ExpirableVersion) => ({ operation: 'UPDATE' as const, oldObject: withK8s(before), object: withK8s(after) });
+const create = (v: ExpirableVersion, lifecycleGate = true) => ({
+  operation: 'CREATE' as const,
+  object: withK8s(v),
+  lifecycleGate,
+});
+const update = (before: ExpirableVersion, after: ExpirableVersion) => ({
+  operation: 'UPDATE' as const,
+  oldObject: withK8s(before),
+  object: withK8s(after),
+});
 const P = 'spec.kubernetes.versions[1]';
 
 runTable(t, 'LIFECYCLE-ORDER', [
-  { name: 'a full lifecycle in order', input: create(lc(stage('preview'), stage('supported', 1), stage('deprecated', 2), stage('expired', 3))), want: [] },
-  { name: 'the first stage may omit its start', input: create(lc(stage('supported'), stage('deprecated', 24))), want: [] },
+  {
+    name: 'a full lifecycle in order',
+    input: create(lc(stage('preview'), stage('supported', 1), stage('deprecated', 2), stage('expired', 3))),
+    want: [],
+  },
+  {
+    name: 'the first stage may omit its start',
+    input: create(lc(stage('supported'), stage('deprecated', 24))),
+    want: [],
+  },
   { name: 'gaps between stages are fine', input: create(lc(stage('preview'), stage('expired', 24))), want: [] },
-  { name: 'equal start times are allowed', input: create(lc(stage('supported'), stage('deprecated', 24), stage('expired', 24))), want: [] },
+  {
+    name: 'equal start times are allowed',
+    input: create(lc(stage('supported'), stage('deprecated', 24), stage('expired', 24))),
+    want: [],
+  },
   {
     name: 'gate off: a lifecycle is forbidden, and nothing else is said about it',
     input: create(lc(stage('deprecated'), stage('supported')), false),
     want: [{ field: `${P}.lifecycle`, words: ['versionclassificationlifecycle', 'feature gate'] }],
   },
-  { name: 'gate off: legacy fields are fine', input: create({ version: '1.31.0', classification: 'deprecated', expirationDate: hoursFromNow(24) }, false), want: [] },
+  {
+    name: 'gate off: legacy fields are fine',
+    input: create({ version: '1.31.0', classification: 'deprecated', expirationDate: hoursFromNow(24) }, false),
+    want: [],
+  },
   {
     name: 'lifecycle with classification',
     input: create({ ...lc(stage('supported')), classification: 'supported' }),
@@ -32,7 +56,13 @@ runTable(t, 'LIFECYCLE-ORDER', [
     name: 'lifecycle with expirationDate on a machine image version',
     input: {
       operation: 'CREATE',
-      object: cloudProfile({ images: [image('gardenlinux', [{ version: '1592.1.0', expirationDate: hoursFromNow(24), lifecycle: [stage('supported')] }])] }),
+      object: cloudProfile({
+        images: [
+          image('gardenlinux', [
+            { version: '1592.1.0', expirationDate: hoursFromNow(24), lifecycle: [stage('supported')] },
+          ]),
+        ],
+      }),
     },
     want: [{ field: 'spec.machineImages[0].versions[0]', words: ['machine image gardenlinux version 1592.1.0'] }],
   },
@@ -52,7 +82,12 @@ runTable(t, 'LIFECYCLE-ORDER', [
   {
     name: 'stages out of order',
     input: create(lc(stage('deprecated'), stage('supported', 1))),
-    want: [{ field: `${P}.lifecycle[1].classification`, words: ['not in expected order', 'supported must be before deprecated'] }],
+    want: [
+      {
+        field: `${P}.lifecycle[1].classification`,
+        words: ['not in expected order', 'supported must be before deprecated'],
+      },
+    ],
   },
   {
     name: 'a later stage without start',
@@ -84,17 +119,33 @@ runTable(t, 'LIFECYCLE-ORDER', [
     input: update({ version: '1.31.0' }, lc(stage('supported', 0))),
     want: [{ field: P, words: ['unavailable'] }],
   },
-  { name: 'UPDATE: a scheduled version rescheduled', input: update(lc(stage('preview', 24)), lc(stage('preview', 24 * 30))), want: [] },
-  { name: 'UPDATE: a scheduled version activated early', input: update(lc(stage('preview', 24)), lc(stage('preview', -1))), want: [] },
-  { name: 'UPDATE: an unchanged lifecycle', input: update(lc(stage('supported', -24)), lc(stage('supported', -24))), want: [] },
+  {
+    name: 'UPDATE: a scheduled version rescheduled',
+    input: update(lc(stage('preview', 24)), lc(stage('preview', 24 * 30))),
+    want: [],
+  },
+  {
+    name: 'UPDATE: a scheduled version activated early',
+    input: update(lc(stage('preview', 24)), lc(stage('preview', -1))),
+    want: [],
+  },
+  {
+    name: 'UPDATE: an unchanged lifecycle',
+    input: update(lc(stage('supported', -24)), lc(stage('supported', -24))),
+    want: [],
+  },
   {
     name: 'UPDATE: a machine image version that was preview',
     input: {
       operation: 'UPDATE',
       oldObject: cloudProfile({ images: [image('ubuntu', [{ version: '2135.6.0', lifecycle: [stage('preview')] }])] }),
-      object: cloudProfile({ images: [image('ubuntu', [{ version: '2135.6.0', lifecycle: [stage('supported', 1)] }])] }),
+      object: cloudProfile({
+        images: [image('ubuntu', [{ version: '2135.6.0', lifecycle: [stage('supported', 1)] }])],
+      }),
     },
-    want: [{ field: 'spec.machineImages[0].versions[0]', words: ['machine image ubuntu version 2135.6.0', 'preview now'] }],
+    want: [
+      { field: 'spec.machineImages[0].versions[0]', words: ['machine image ubuntu version 2135.6.0', 'preview now'] },
+    ],
   },
   {
     name: 'UPDATE: image versions are matched by image name and version',
@@ -109,7 +160,9 @@ runTable(t, 'LIFECYCLE-ORDER', [
     name: 'NamespacedCloudProfile: an image of its own is checked',
     input: {
       operation: 'CREATE',
-      object: namespacedProfile({ images: [image('custom', [{ version: '1.0.0', lifecycle: [stage('deprecated'), stage('preview', 1)] }])] }),
+      object: namespacedProfile({
+        images: [image('custom', [{ version: '1.0.0', lifecycle: [stage('deprecated'), stage('preview', 1)] }])],
+      }),
       state: [cloudProfile()],
     },
     want: [{ field: 'spec.machineImages[0].versions[0].lifecycle[1].classification', words: ['custom'] }],
@@ -118,8 +171,14 @@ runTable(t, 'LIFECYCLE-ORDER', [
     name: 'NamespacedCloudProfile UPDATE: its own image version cannot become unavailable',
     input: {
       operation: 'UPDATE',
-      oldObject: namespacedProfile({ images: [image('custom', [{ version: '1.0.0', lifecycle: [stage('supported')] }])] }),
-      object: namespacedProfile({ images: [image('custom', [{ version: '1.0.0', lifecycle: [{ classification: 'supported', startTime: NOW_ISO }] }])] }),
+      oldObject: namespacedProfile({
+        images: [image('custom', [{ version: '1.0.0', lifecycle: [stage('supported')] }])],
+      }),
+      object: namespacedProfile({
+        images: [
+          image('custom', [{ version: '1.0.0', lifecycle: [{ classification: 'supported', startTime: NOW_ISO }] }]),
+        ],
+      }),
       state: [cloudProfile()],
     },
     want: [{ field: 'spec.machineImages[0].versions[0]', words: ['unavailable'] }],

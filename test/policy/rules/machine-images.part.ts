@@ -5,12 +5,21 @@ import { runTable } from './table.js';
 
 const withImages = (...images: MachineImage[]) => ({ operation: 'CREATE' as const, object: cloudProfile({ images }) });
 /** One image with one (defaulted) version carrying `fields`. */
-const withVersion = (fields: Partial<MachineImageVersion>) => withImages(image('gardenlinux', [imageVersion({ version: '1.0.0', ...fields })]));
-const raw = (name: string, versions: MachineImageVersion[], updateStrategy?: string): MachineImage => ({ name, versions, ...(updateStrategy ? { updateStrategy } : {}) });
+const withVersion = (fields: Partial<MachineImageVersion>) =>
+  withImages(image('gardenlinux', [imageVersion({ version: '1.0.0', ...fields })]));
+const raw = (name: string, versions: MachineImageVersion[], updateStrategy?: string): MachineImage => ({
+  name,
+  versions,
+  ...(updateStrategy ? { updateStrategy } : {}),
+});
 const noDefaults = { defaulting: { gardenerDefaults: false } };
 const V = 'spec.machineImages[0].versions[0]';
 const parent = cloudProfile({ name: 'profile', images: [image('test-image', ['1.0.0', '1.1.0'])] });
-const ncpCreate = (images: MachineImage[], state = [parent]) => ({ operation: 'CREATE' as const, object: namespacedProfile({ images }), state });
+const ncpCreate = (images: MachineImage[], state = [parent]) => ({
+  operation: 'CREATE' as const,
+  object: namespacedProfile({ images }),
+  state,
+});
 const expiry = hoursFromNow(24 * 30);
 function withCapabilities(...images: MachineImage[]) {
   const profile = cloudProfile({ images });
@@ -20,7 +29,11 @@ function withCapabilities(...images: MachineImage[]) {
 
 runTable(t, 'MACHINE-IMAGES', [
   { name: 'one valid image', input: withImages(image('gardenlinux', ['1592.1.0'])), want: [] },
-  { name: 'no images', input: withImages(), want: [{ field: 'spec.machineImages', words: ['at least one machine image'], type: 'Required' }] },
+  {
+    name: 'no images',
+    input: withImages(),
+    want: [{ field: 'spec.machineImages', words: ['at least one machine image'], type: 'Required' }],
+  },
   {
     name: 'an image without versions',
     input: withImages(raw('gardenlinux', [], 'major')),
@@ -43,11 +56,21 @@ runTable(t, 'MACHINE-IMAGES', [
       { field: 'spec.machineImages[2].name', words: ['no prefix'] },
     ],
   },
-  { name: 'every update strategy', input: withImages(image('a', ['1.0.0'], 'patch'), image('b', ['1.0.0'], 'minor'), image('c', ['1.0.0'], 'major')), want: [] },
+  {
+    name: 'every update strategy',
+    input: withImages(image('a', ['1.0.0'], 'patch'), image('b', ['1.0.0'], 'minor'), image('c', ['1.0.0'], 'major')),
+    want: [],
+  },
   {
     name: 'an unknown update strategy',
     input: withImages(image('gardenlinux', ['1.0.0'], 'dummy')),
-    want: [{ field: 'spec.machineImages[0].updateStrategy', words: ['updatestrategy "dummy"', '"major", "minor", "patch"'], type: 'NotSupported' }],
+    want: [
+      {
+        field: 'spec.machineImages[0].updateStrategy',
+        words: ['updatestrategy "dummy"', '"major", "minor", "patch"'],
+        type: 'NotSupported',
+      },
+    ],
   },
   {
     name: 'a missing update strategy without Gardener defaults',
@@ -59,27 +82,47 @@ runTable(t, 'MACHINE-IMAGES', [
     name: 'versions that do not parse',
     input: withImages(image('gardenlinux', ['latest', '1.2.3.4', ''])),
     want: [
-      { field: 'spec.machineImages[0].versions[0].version', words: ['could not parse version "latest"', 'semantic version'] },
+      {
+        field: 'spec.machineImages[0].versions[0].version',
+        words: ['could not parse version "latest"', 'semantic version'],
+      },
       { field: 'spec.machineImages[0].versions[1].version', words: ['1.2.3.4'] },
       { field: 'spec.machineImages[0].versions[2].version', words: ['must provide a version'] },
     ],
   },
   {
-    name: 'an in-place minimum version that does not parse (on Gardener\'s path)',
+    name: "an in-place minimum version that does not parse (on Gardener's path)",
     input: withVersion({ inPlaceUpdates: { supported: true, minVersionForUpdate: 'old' } }),
     want: [{ field: `${V}.minVersionForInPlaceUpdate`, words: ['inplaceupdates.minversionforupdate', '"old"'] }],
   },
-  { name: 'a parseable in-place minimum version', input: withVersion({ inPlaceUpdates: { supported: true, minVersionForUpdate: 'v1.0' } }), want: [] },
+  {
+    name: 'a parseable in-place minimum version',
+    input: withVersion({ inPlaceUpdates: { supported: true, minVersionForUpdate: 'v1.0' } }),
+    want: [],
+  },
   {
     name: 'kubelet version constraints that parse',
-    input: withImages(image('gardenlinux', [{ version: '1.0.0', kubeletVersionConstraint: '< 1.26' }, { version: '1.0.1', kubeletVersionConstraint: '>= 1.26, < 1.30 || ~1.31' }])),
+    input: withImages(
+      image('gardenlinux', [
+        { version: '1.0.0', kubeletVersionConstraint: '< 1.26' },
+        { version: '1.0.1', kubeletVersionConstraint: '>= 1.26, < 1.30 || ~1.31' },
+      ]),
+    ),
     want: [],
   },
   {
     name: 'kubelet version constraints that do not parse',
-    input: withImages(image('gardenlinux', [{ version: '1.0.0', kubeletVersionConstraint: '' }, { version: '1.0.1', kubeletVersionConstraint: 'newest' }])),
+    input: withImages(
+      image('gardenlinux', [
+        { version: '1.0.0', kubeletVersionConstraint: '' },
+        { version: '1.0.1', kubeletVersionConstraint: 'newest' },
+      ]),
+    ),
     want: [
-      { field: 'spec.machineImages[0].versions[0].kubeletVersionConstraint', words: ['cannot parse the kubeletversionconstraint'] },
+      {
+        field: 'spec.machineImages[0].versions[0].kubeletVersionConstraint',
+        words: ['cannot parse the kubeletversionconstraint'],
+      },
       { field: 'spec.machineImages[0].versions[1].kubeletVersionConstraint', words: ['"newest"'] },
     ],
   },
@@ -93,7 +136,9 @@ runTable(t, 'MACHINE-IMAGES', [
   },
   {
     name: 'container runtime types must be qualified names, once each',
-    input: withVersion({ cri: [{ name: 'containerd', containerRuntimes: [{ type: 'no spaces' }, { type: 'gvisor' }, { type: 'gvisor' }] }] }),
+    input: withVersion({
+      cri: [{ name: 'containerd', containerRuntimes: [{ type: 'no spaces' }, { type: 'gvisor' }, { type: 'gvisor' }] }],
+    }),
     want: [
       { field: `${V}.cri[0].containerRuntimes[0].type`, words: ['containerruntimes', '"no spaces"'] },
       { field: `${V}.cri[0].containerRuntimes[2].type`, words: ['duplicate', 'gvisor'] },
@@ -101,7 +146,10 @@ runTable(t, 'MACHINE-IMAGES', [
   },
   {
     name: 'no container runtime without Gardener defaults',
-    input: { ...withImages(raw('gardenlinux', [{ version: '1.0.0', architectures: ['amd64'] }], 'major')), config: noDefaults },
+    input: {
+      ...withImages(raw('gardenlinux', [{ version: '1.0.0', architectures: ['amd64'] }], 'major')),
+      config: noDefaults,
+    },
     want: [{ field: `${V}.cri`, words: ['at least one supported container runtime'] }],
   },
   {
@@ -111,7 +159,10 @@ runTable(t, 'MACHINE-IMAGES', [
   },
   {
     name: 'no architecture without Gardener defaults',
-    input: { ...withImages(raw('gardenlinux', [{ version: '1.0.0', cri: [{ name: 'containerd' }] }], 'major')), config: noDefaults },
+    input: {
+      ...withImages(raw('gardenlinux', [{ version: '1.0.0', cri: [{ name: 'containerd' }] }], 'major')),
+      config: noDefaults,
+    },
     want: [{ field: `${V}.architectures`, words: ['at least one architecture', 'gardenlinux version 1.0.0'] }],
   },
   {
@@ -121,7 +172,19 @@ runTable(t, 'MACHINE-IMAGES', [
   },
   {
     name: 'with spec.machineCapabilities the allowed architectures come from there',
-    input: { operation: 'CREATE', object: withCapabilities(raw('gardenlinux', [{ version: '1.0.0', architectures: ['amd64'] }, { version: '1.0.1', capabilityFlavors: [{}] }], 'major')) },
+    input: {
+      operation: 'CREATE',
+      object: withCapabilities(
+        raw(
+          'gardenlinux',
+          [
+            { version: '1.0.0', architectures: ['amd64'] },
+            { version: '1.0.1', capabilityFlavors: [{}] },
+          ],
+          'major',
+        ),
+      ),
+    },
     want: [{ field: `${V}.architectures[0]`, words: ['supported values: "arm64"'] }],
   },
   {
@@ -129,10 +192,23 @@ runTable(t, 'MACHINE-IMAGES', [
     input: ncpCreate([raw('test-image', [{ version: '1.0.0', expirationDate: expiry }], 'patch')]),
     want: [],
   },
-  { name: 'NamespacedCloudProfile: an image override may list no versions', input: ncpCreate([raw('test-image', [])]), want: [] },
+  {
+    name: 'NamespacedCloudProfile: an image override may list no versions',
+    input: ncpCreate([raw('test-image', [])]),
+    want: [],
+  },
   {
     name: 'NamespacedCloudProfile: structural checks on a parent image',
-    input: ncpCreate([raw('test-image', [{ version: 'next', expirationDate: expiry }, { version: '1.0.0', architectures: ['ppc'], expirationDate: expiry }], 'sometimes')]),
+    input: ncpCreate([
+      raw(
+        'test-image',
+        [
+          { version: 'next', expirationDate: expiry },
+          { version: '1.0.0', architectures: ['ppc'], expirationDate: expiry },
+        ],
+        'sometimes',
+      ),
+    ]),
     want: [
       { field: 'spec.machineImages[0].updateStrategy' },
       { field: 'spec.machineImages[0].versions[0].version', words: ['"next"'] },
@@ -143,7 +219,10 @@ runTable(t, 'MACHINE-IMAGES', [
   },
   {
     name: 'NamespacedCloudProfile: duplicate image names',
-    input: ncpCreate([raw('test-image', [{ version: '1.0.0', expirationDate: expiry }]), image('test-image', ['1.3.0'])]),
+    input: ncpCreate([
+      raw('test-image', [{ version: '1.0.0', expirationDate: expiry }]),
+      image('test-image', ['1.3.0']),
+    ]),
     want: [{ field: 'spec.machineImages[1]', words: ['test-image'] }],
   },
   {
@@ -163,11 +242,19 @@ runTable(t, 'MACHINE-IMAGES', [
   {
     name: 'NamespacedCloudProfile: a new version of a parent image is judged in the merged profile (cri required, architectures defaulted)',
     input: ncpCreate([raw('test-image', [{ version: '1.3.0' }])]),
-    want: [{ field: 'status.cloudProfileSpec.machineImages[0].versions[2].cri', words: ['test-image version 1.3.0', 'merged profile'] }],
+    want: [
+      {
+        field: 'status.cloudProfileSpec.machineImages[0].versions[2].cri',
+        words: ['test-image version 1.3.0', 'merged profile'],
+      },
+    ],
   },
   {
     name: 'NamespacedCloudProfile: a parent read without Gardener defaults (e.g. from a file) is taken as stored',
-    input: ncpCreate([raw('test-image', [{ version: '1.0.0', expirationDate: expiry }])], [cloudProfile({ images: [raw('test-image', [{ version: '1.0.0' }])] })]),
+    input: ncpCreate(
+      [raw('test-image', [{ version: '1.0.0', expirationDate: expiry }])],
+      [cloudProfile({ images: [raw('test-image', [{ version: '1.0.0' }])] })],
+    ),
     want: [],
   },
   {

@@ -11,14 +11,31 @@ const RULE = 'SHOOT-NO-DOWNGRADE';
 const CP = 'spec.kubernetes.version';
 
 const s = (version: string, workerK8s?: string, image = '1592.1.0'): Shoot =>
-  shoot({ profile: 'aws', version, workers: [{ name: 'pool-a', image: ['gardenlinux', image], ...(workerK8s ? { kubernetes: workerK8s } : {}) }] });
+  shoot({
+    profile: 'aws',
+    version,
+    workers: [{ name: 'pool-a', image: ['gardenlinux', image], ...(workerK8s ? { kubernetes: workerK8s } : {}) }],
+  });
 const inPlace = (x: Shoot): Shoot => withWorker(x, 'pool-a', { updateStrategy: 'AutoInPlaceUpdate' });
 
 const rows: RuleRow[] = [
   { name: 'the same version', operation: 'UPDATE', object: s('1.31.0'), oldObject: s('1.31.0'), want: [] },
   { name: 'an upgrade', operation: 'UPDATE', object: s('1.31.0'), oldObject: s('1.30.2'), want: [] },
-  { name: 'a control plane downgrade, in Gardener\'s words', operation: 'UPDATE', object: s('1.30.2'), oldObject: s('1.31.0'), want: [[CP, 'kubernetes version downgrade is not supported', 'from "1.31.0" to "1.30.2"']], type: 'Forbidden' },
-  { name: 'a patch downgrade', operation: 'UPDATE', object: s('1.30.1'), oldObject: s('1.30.2'), want: [[CP, 'downgrade']] },
+  {
+    name: "a control plane downgrade, in Gardener's words",
+    operation: 'UPDATE',
+    object: s('1.30.2'),
+    oldObject: s('1.31.0'),
+    want: [[CP, 'kubernetes version downgrade is not supported', 'from "1.31.0" to "1.30.2"']],
+    type: 'Forbidden',
+  },
+  {
+    name: 'a patch downgrade',
+    operation: 'UPDATE',
+    object: s('1.30.1'),
+    oldObject: s('1.30.2'),
+    want: [[CP, 'downgrade']],
+  },
   {
     name: 'a worker pool downgrade',
     operation: 'UPDATE',
@@ -33,19 +50,56 @@ const rows: RuleRow[] = [
     oldObject: s('1.31.0'),
     want: [['spec.provider.workers[0].kubernetes.version', 'from "1.31.0" to "1.30.2"']],
   },
-  { name: 'a pool that follows the control plane is judged with it, once', operation: 'UPDATE', object: s('1.30.2'), oldObject: s('1.31.0'), want: [[CP]] },
-  { name: 'a new pool has no old version', operation: 'UPDATE', object: withWorker(s('1.31.0', '1.29.4'), 'pool-a', { name: 'pool-new' }), oldObject: s('1.31.0', '1.30.2'), want: [] },
-  { name: 'a machine image downgrade is allowed by default', operation: 'UPDATE', object: s('1.31.0', undefined, '1592.0.0'), oldObject: s('1.31.0', undefined, '1592.1.0'), want: [] },
+  {
+    name: 'a pool that follows the control plane is judged with it, once',
+    operation: 'UPDATE',
+    object: s('1.30.2'),
+    oldObject: s('1.31.0'),
+    want: [[CP]],
+  },
+  {
+    name: 'a new pool has no old version',
+    operation: 'UPDATE',
+    object: withWorker(s('1.31.0', '1.29.4'), 'pool-a', { name: 'pool-new' }),
+    oldObject: s('1.31.0', '1.30.2'),
+    want: [],
+  },
+  {
+    name: 'a machine image downgrade is allowed by default',
+    operation: 'UPDATE',
+    object: s('1.31.0', undefined, '1592.0.0'),
+    oldObject: s('1.31.0', undefined, '1592.1.0'),
+    want: [],
+  },
   {
     name: 'an in-place pool must not downgrade its machine image',
     operation: 'UPDATE',
     object: inPlace(s('1.31.0', undefined, '1592.0.0')),
     oldObject: inPlace(s('1.31.0', undefined, '1592.1.0')),
-    want: [['spec.provider.workers[0].machine.image.version', 'AutoInPlaceUpdate or ManualInPlaceUpdate', "'gardenlinux:1592.1.0' to 'gardenlinux:1592.0.0'"]],
+    want: [
+      [
+        'spec.provider.workers[0].machine.image.version',
+        'AutoInPlaceUpdate or ManualInPlaceUpdate',
+        "'gardenlinux:1592.1.0' to 'gardenlinux:1592.0.0'",
+      ],
+    ],
   },
   { name: 'CREATE has nothing to go down from', operation: 'CREATE', object: s('1.30.2'), want: [] },
-  { name: 'a Shoot being deleted is not judged', operation: 'UPDATE', object: deleting(s('1.30.2')), oldObject: deleting(s('1.31.0')), want: [] },
-  { name: 'judged without a synced state: it needs none', operation: 'UPDATE', object: s('1.30.2'), oldObject: s('1.31.0'), synced: false, want: [[CP, 'downgrade']] },
+  {
+    name: 'a Shoot being deleted is not judged',
+    operation: 'UPDATE',
+    object: deleting(s('1.30.2')),
+    oldObject: deleting(s('1.31.0')),
+    want: [],
+  },
+  {
+    name: 'judged without a synced state: it needs none',
+    operation: 'UPDATE',
+    object: s('1.30.2'),
+    oldObject: s('1.31.0'),
+    synced: false,
+    want: [[CP, 'downgrade']],
+  },
 ];
 
 t.test(RULE, async (t) => runRows(t, RULE, rows));

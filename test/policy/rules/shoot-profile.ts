@@ -4,8 +4,15 @@ import type { ExpirableVersion, Shoot, Worker } from '../../../src/api/types.js'
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import type { Decision } from '../../../src/policy/decision.js';
 
-export const expiredK8s = (version: string): ExpirableVersion => ({ version, classification: 'deprecated', expirationDate: hoursFromNow(-48) });
-export const unavailableK8s = (version: string): ExpirableVersion => ({ version, lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }] });
+export const expiredK8s = (version: string): ExpirableVersion => ({
+  version,
+  classification: 'deprecated',
+  expirationDate: hoursFromNow(-48),
+});
+export const unavailableK8s = (version: string): ExpirableVersion => ({
+  version,
+  lifecycle: [{ classification: 'preview', startTime: hoursFromNow(24) }],
+});
 
 export const AWS = cloudProfile({
   name: 'aws',
@@ -41,7 +48,12 @@ export const NCP = namespacedProfile({
   namespace: 'garden-dev',
   parent: 'aws',
   kubernetes: [{ version: '1.28.5', expirationDate: hoursFromNow(24 * 30) }],
-  images: [{ name: 'gardenlinux', versions: [{ version: '1596.0.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }] }],
+  images: [
+    {
+      name: 'gardenlinux',
+      versions: [{ version: '1596.0.0', cri: [{ name: 'containerd' }], architectures: ['amd64'] }],
+    },
+  ],
 });
 
 /** A copy of `s` with pool `name` changed by `patch`. */

@@ -34,17 +34,19 @@ export function runRows(t: Test, rule: string, rows: readonly RuleRow[]): void {
         ...(row.synced === false ? { synced: false } : {}),
       });
       const got = d.violations.filter((v) => v.rule === rule);
-      t.same(
-        got.map((v) => v.field).sort(),
-        row.want.map(([field]) => field).sort(),
-        'violation fields',
-      );
-      if (row.type) t.same(got.map((v) => v.type), got.map(() => row.type), `each is ${row.type}`);
+      t.same(got.map((v) => v.field).sort(), row.want.map(([field]) => field).sort(), 'violation fields');
+      if (row.type)
+        t.same(
+          got.map((v) => v.type),
+          got.map(() => row.type),
+          `each is ${row.type}`,
+        );
       for (const [field, ...words] of row.want) {
         const message = got.find((v) => v.field === field)?.message ?? '';
         for (const word of words) t.match(message, word, `${field || '(object)'} says ${JSON.stringify(word)}`);
       }
-      for (const word of row.absent ?? []) t.notMatch(got.map((v) => v.message).join('\n'), word, `no message says ${JSON.stringify(word)}`);
+      for (const word of row.absent ?? [])
+        t.notMatch(got.map((v) => v.message).join('\n'), word, `no message says ${JSON.stringify(word)}`);
     });
   }
 }

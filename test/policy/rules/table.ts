@@ -33,7 +33,12 @@ export function runTable(t: Test, rule: RuleId, rows: readonly Row[]): void {
       t.same(got.map((v) => v.field).sort(), row.want.map((w) => w.field).sort(), 'fields');
       for (const w of row.want) {
         const at = got.filter((v) => v.field === w.field);
-        if (w.type) t.ok(at.some((v) => v.type === w.type), `${w.field} is ${w.type}`, { types: at.map((v) => v.type) });
+        if (w.type)
+          t.ok(
+            at.some((v) => v.type === w.type),
+            `${w.field} is ${w.type}`,
+            { types: at.map((v) => v.type) },
+          );
         const messages = at.map((v) => v.message.toLowerCase());
         for (const word of w.words ?? []) {
           t.ok(
@@ -43,7 +48,8 @@ export function runTable(t: Test, rule: RuleId, rows: readonly Row[]): void {
           );
         }
       }
-      for (const v of got) t.equal(v.message[0], v.message[0]?.toLowerCase(), `message starts lower-case: ${v.message}`);
+      for (const v of got)
+        t.equal(v.message[0], v.message[0]?.toLowerCase(), `message starts lower-case: ${v.message}`);
     });
   }
 }

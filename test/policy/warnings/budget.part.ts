@@ -6,7 +6,12 @@ import type { Decision } from '../../../src/policy/decision.js';
 import type { CloudProfile, PolicedObject } from '../../../src/api/types.js';
 import type { Warning, WarningKind } from '../../../src/policy/warning.js';
 import { warningOf } from '../../../src/policy/warning.js';
-import { budgetWarnings, MAX_WARNING_BYTES, MAX_WARNING_LENGTH, MAX_WARNINGS } from '../../../src/policy/warnings/budget.js';
+import {
+  budgetWarnings,
+  MAX_WARNING_BYTES,
+  MAX_WARNING_LENGTH,
+  MAX_WARNINGS,
+} from '../../../src/policy/warnings/budget.js';
 import { cloudProfile, decide, image, shoot } from '../../helpers/objects.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -39,12 +44,18 @@ t.test('up to ten warnings are said in full, in order', async (t) => {
   const kind = countingKind();
   const ws = Array.from({ length: 10 }, (_, i) => warningOf(kind, 'same-group', `1.30.${i}`));
   const said = budgetWarnings(ws);
-  t.same(said, ws.map((_, i) => `version 1.30.${i} is deprecated`));
+  t.same(
+    said,
+    ws.map((_, i) => `version 1.30.${i} is deprecated`),
+  );
 });
 
 t.test('past ten, a group is said as one warning', async (t) => {
   const kind = countingKind();
-  const ws = [...Array.from({ length: 14 }, (_, i) => warningOf(kind, 'a', `1.25.${i}`)), warningOf(kind, 'b', '1.31.0')];
+  const ws = [
+    ...Array.from({ length: 14 }, (_, i) => warningOf(kind, 'a', `1.25.${i}`)),
+    warningOf(kind, 'b', '1.31.0'),
+  ];
   t.same(budgetWarnings(ws), ['14 versions are deprecated (1.25.0…1.25.13)', 'version 1.31.0 is deprecated']);
   t.equal(kind.calls, 2, 'text is built only for what is said');
 });
@@ -88,10 +99,12 @@ t.test('the 4 KiB bound holds for text that is not ASCII', async (t) => {
 /** A profile as landscapes hold them, every version plain: `scale`× 60 Kubernetes versions and 8 images × 40 versions. */
 function realistic(scale: number): CloudProfile {
   const kubernetes: string[] = [];
-  for (let minor = 0; minor < 10 * scale; minor++) for (let patch = 0; patch < 6; patch++) kubernetes.push(`1.${25 + minor}.${patch}`);
+  for (let minor = 0; minor < 10 * scale; minor++)
+    for (let patch = 0; patch < 6; patch++) kubernetes.push(`1.${25 + minor}.${patch}`);
   const images = Array.from({ length: 8 }, (_, i) => {
     const versions: string[] = [];
-    for (let minor = 0; minor < 10 * scale; minor++) for (let patch = 0; patch < 4; patch++) versions.push(`${1000 + minor}.${patch}.0`);
+    for (let minor = 0; minor < 10 * scale; minor++)
+      for (let patch = 0; patch < 4; patch++) versions.push(`${1000 + minor}.${patch}.0`);
     return image(`image-${i}`, versions);
   });
   return cloudProfile({ name: 'profile', kubernetes, images });
@@ -101,12 +114,24 @@ function realistic(scale: number): CloudProfile {
 function shootsOn(profile: CloudProfile, every: number): PolicedObject[] {
   return profile.spec.kubernetes.versions
     .filter((_, i) => i % every === 0)
-    .map((v, i) => shoot({ name: `s${i}`, version: v.version, workers: [{ name: 'pool', image: ['image-0', profile.spec.machineImages[0]!.versions[i % 40]!.version] }] }));
+    .map((v, i) =>
+      shoot({
+        name: `s${i}`,
+        version: v.version,
+        workers: [{ name: 'pool', image: ['image-0', profile.spec.machineImages[0]!.versions[i % 40]!.version] }],
+      }),
+    );
 }
 
 const reviews: Array<[string, (p: CloudProfile, state: PolicedObject[]) => Decision]> = [
-  ['CREATE, product defaults (gate off)', (p) => decide({ operation: 'CREATE', object: structuredClone(p), lifecycleDefaulting: true, lifecycleGate: false })],
-  ['CREATE, gate on', (p) => decide({ operation: 'CREATE', object: structuredClone(p), lifecycleDefaulting: true, lifecycleGate: true })],
+  [
+    'CREATE, product defaults (gate off)',
+    (p) => decide({ operation: 'CREATE', object: structuredClone(p), lifecycleDefaulting: true, lifecycleGate: false }),
+  ],
+  [
+    'CREATE, gate on',
+    (p) => decide({ operation: 'CREATE', object: structuredClone(p), lifecycleDefaulting: true, lifecycleGate: true }),
+  ],
   [
     'UPDATE adopting every version, with Shoots',
     (p, state) =>
@@ -120,7 +145,11 @@ const reviews: Array<[string, (p: CloudProfile, state: PolicedObject[]) => Decis
         config: { defaulting: { lifecycle: { adoptExisting: true, expirationUnmaintained: '240h' } } },
       }),
   ],
-  ['UPDATE with defaulting off, with Shoots', (p, state) => decide({ operation: 'UPDATE', object: structuredClone(p), oldObject: p, state, lifecycleGate: false })],
+  [
+    'UPDATE with defaulting off, with Shoots',
+    (p, state) =>
+      decide({ operation: 'UPDATE', object: structuredClone(p), oldObject: p, state, lifecycleGate: false }),
+  ],
 ];
 
 // Every review at the real size; at 100× the two that say the most (each costs about a second here).
@@ -128,24 +157,43 @@ for (const scale of [1, 100]) {
   const profile = realistic(scale);
   const state = shootsOn(profile, 3);
   for (const [name, run] of scale === 1 ? reviews : [reviews[0]!, reviews[2]!]) {
-    t.test(`${name}: ${profile.spec.kubernetes.versions.length} Kubernetes versions, 8 images × ${profile.spec.machineImages[0]!.versions.length}`, async (t) => {
-      const d = run(profile, state);
-      withinBudget(t, d.warnings, name);
-      if (name.startsWith('CREATE') || name.startsWith('UPDATE adopting')) {
-        t.ok(d.allWarnings.length >= 380 * scale, `the full list holds every warning (${d.allWarnings.length})`);
-        t.ok(d.allWarnings.length > d.warnings.length);
-      }
-      t.same(d.violations, [], 'the defaulted profile is valid');
-    });
+    t.test(
+      `${name}: ${profile.spec.kubernetes.versions.length} Kubernetes versions, 8 images × ${profile.spec.machineImages[0]!.versions.length}`,
+      async (t) => {
+        const d = run(profile, state);
+        withinBudget(t, d.warnings, name);
+        if (name.startsWith('CREATE') || name.startsWith('UPDATE adopting')) {
+          t.ok(d.allWarnings.length >= 380 * scale, `the full list holds every warning (${d.allWarnings.length})`);
+          t.ok(d.allWarnings.length > d.warnings.length);
+        }
+        t.same(d.violations, [], 'the defaulted profile is valid');
+      },
+    );
   }
 }
 
 t.test('the realistic CREATE reads as groups per list, outcome and expiry day', async (t) => {
   const d = decide({ operation: 'CREATE', object: realistic(1), lifecycleDefaulting: true, lifecycleGate: false });
-  t.ok(d.warnings.includes('42 Kubernetes versions get deprecated (1.25.0…1.31.5), expiring 2026-10-01; see version-policy explain'), d.warnings.join('\n'));
-  t.ok(d.warnings.includes('15 Kubernetes versions get deprecated (1.32.0…1.34.4), expiring 2026-12-30; see version-policy explain'));
+  t.ok(
+    d.warnings.includes(
+      '42 Kubernetes versions get deprecated (1.25.0…1.31.5), expiring 2026-10-01; see version-policy explain',
+    ),
+    d.warnings.join('\n'),
+  );
+  t.ok(
+    d.warnings.includes(
+      '15 Kubernetes versions get deprecated (1.32.0…1.34.4), expiring 2026-12-30; see version-policy explain',
+    ),
+  );
   t.ok(d.warnings.includes('3 Kubernetes versions get supported (1.32.5…1.34.5); see version-policy explain'));
   // Image versions like 1592.1.0 are each the only version of their minor: all supported.
-  t.ok(d.warnings.includes('40 versions of machine image image-0 get supported (1000.0.0…1009.3.0); see version-policy explain'));
-  t.match(d.warnings.at(-1)!, /^and \d+ more warnings \(\d+ in total\); see version-policy explain or check --output json$/);
+  t.ok(
+    d.warnings.includes(
+      '40 versions of machine image image-0 get supported (1000.0.0…1009.3.0); see version-policy explain',
+    ),
+  );
+  t.match(
+    d.warnings.at(-1)!,
+    /^and \d+ more warnings \(\d+ in total\); see version-policy explain or check --output json$/,
+  );
 });

@@ -18,11 +18,21 @@ interface Row {
 }
 
 const s = (version: string, image = '1592.1.0', workerK8s?: string, profile = 'aws'): Shoot =>
-  shoot({ profile, version, workers: [{ name: 'pool-a', image: ['gardenlinux', image], ...(workerK8s ? { kubernetes: workerK8s } : {}) }] });
-const withWindow = (x: Shoot, begin: string, end: string): Shoot => ({ ...x, spec: { ...x.spec, maintenance: { timeWindow: { begin, end } } } });
+  shoot({
+    profile,
+    version,
+    workers: [{ name: 'pool-a', image: ['gardenlinux', image], ...(workerK8s ? { kubernetes: workerK8s } : {}) }],
+  });
+const withWindow = (x: Shoot, begin: string, end: string): Shoot => ({
+  ...x,
+  spec: { ...x.spec, maintenance: { timeWindow: { begin, end } } },
+});
 const withPool = (x: Shoot, name: string, image: string): Shoot => {
   const copy = structuredClone(x);
-  copy.spec.provider!.workers!.push({ name, machine: { type: 'm5.large', image: { name: 'gardenlinux', version: image } } });
+  copy.spec.provider!.workers!.push({
+    name,
+    machine: { type: 'm5.large', image: { name: 'gardenlinux', version: image } },
+  });
   return copy;
 };
 
@@ -39,14 +49,31 @@ const rows: Row[] = [
     name: 'deprecated, expiring after the warning horizon',
     operation: 'CREATE',
     object: s('1.30.1'),
-    want: [[`update to a supported version: kubernetes version "1.30.1" of shoot 'garden-dev/shoot' (control plane) is deprecated: it expires at ${hoursFromNow(24 * 60)}`]],
+    want: [
+      [
+        `update to a supported version: kubernetes version "1.30.1" of shoot 'garden-dev/shoot' (control plane) is deprecated: it expires at ${hoursFromNow(24 * 60)}`,
+      ],
+    ],
   },
-  { name: 'deprecated without an expiry', operation: 'CREATE', object: s('1.31.0', '1591.0.0'), want: [["machine image version 'gardenlinux:1591.0.0'", '(worker pool "pool-a") is deprecated: no expiry is set yet']] },
+  {
+    name: 'deprecated without an expiry',
+    operation: 'CREATE',
+    object: s('1.31.0', '1591.0.0'),
+    want: [
+      ["machine image version 'gardenlinux:1591.0.0'", '(worker pool "pool-a") is deprecated: no expiry is set yet'],
+    ],
+  },
   {
     name: 'expiring within 30 days: the date and the forced update',
     operation: 'CREATE',
     object: s('1.29.4'),
-    want: [[`"1.29.4"`, `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`, /^forced update to "1\.30\.2" in the first maintenance window after expiry: kubernetes version "1\.29\.4" of shoot/]],
+    want: [
+      [
+        `"1.29.4"`,
+        `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`,
+        /^forced update to "1\.30\.2" in the first maintenance window after expiry: kubernetes version "1\.29\.4" of shoot/,
+      ],
+    ],
   },
   {
     name: 'expiring within 30 days, with a maintenance window: the window it happens in',
@@ -54,7 +81,13 @@ const rows: Row[] = [
     object: withWindow(s('1.29.4'), '220000+0200', '230000+0200'),
     want: [['forced update to "1.30.2" in the maintenance window beginning 2026-09-11T20:00:00Z']],
   },
-  { name: 'the horizon is configurable', operation: 'CREATE', object: s('1.29.4'), config: { warnings: { expiringWithinDays: 5 } }, want: [[`is deprecated: it expires at ${IN_10_DAYS}`]] },
+  {
+    name: 'the horizon is configurable',
+    operation: 'CREATE',
+    object: s('1.29.4'),
+    config: { warnings: { expiringWithinDays: 5 } },
+    want: [[`is deprecated: it expires at ${IN_10_DAYS}`]],
+  },
   {
     name: 'one warning per version, naming every place that uses it',
     operation: 'CREATE',
@@ -66,7 +99,13 @@ const rows: Row[] = [
     operation: 'UPDATE',
     object: s('1.28.5'),
     oldObject: s('1.28.5'),
-    want: [['"1.28.5"', 'is expired since 2026-08-30T00:00:00Z', /^forced update to "1\.29\.4" in its next maintenance window: kubernetes version "1\.28\.5"/]],
+    want: [
+      [
+        '"1.28.5"',
+        'is expired since 2026-08-30T00:00:00Z',
+        /^forced update to "1\.29\.4" in its next maintenance window: kubernetes version "1\.28\.5"/,
+      ],
+    ],
   },
   {
     name: 'expired machine image kept by an existing pool: the target of its strategy',
@@ -75,7 +114,12 @@ const rows: Row[] = [
     oldObject: s('1.31.0', '1590.0.0'),
     want: [["'gardenlinux:1590.0.0'", 'is expired', /^forced update to "1595\.0\.0"/]],
   },
-  { name: 'expired on CREATE is a denial, not a forecast', operation: 'CREATE', object: s('1.28.5', '1590.0.0'), want: [] },
+  {
+    name: 'expired on CREATE is a denial, not a forecast',
+    operation: 'CREATE',
+    object: s('1.28.5', '1590.0.0'),
+    want: [],
+  },
   {
     name: 'expired in a new pool is a denial; in an existing pool a forecast',
     operation: 'UPDATE',
@@ -89,7 +133,13 @@ const rows: Row[] = [
     object: s('1.29.0', '1592.1.0', undefined, 'gap'),
     oldObject: s('1.29.0', '1592.1.0', undefined, 'gap'),
     state: [GAP],
-    want: [[/^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot'/, 'no version to update to exists', 'next minor 1.30']],
+    want: [
+      [
+        /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot'/,
+        'no version to update to exists',
+        'next minor 1.30',
+      ],
+    ],
   },
   {
     name: 'expired, and so is the only target: another forced update follows',
@@ -100,13 +150,23 @@ const rows: Row[] = [
     want: [['forced update to "1.30.0"', '"1.30.0" is expired too, so another forced update follows']],
   },
   {
-    name: 'the NamespacedCloudProfile\'s extended expiry is the one that counts',
+    name: "the NamespacedCloudProfile's extended expiry is the one that counts",
     operation: 'CREATE',
-    object: shoot({ profile: { kind: 'NamespacedCloudProfile', name: 'team' }, version: '1.28.5', workers: [{ name: 'pool-a', image: ['gardenlinux', '1592.1.0'] }] }),
+    object: shoot({
+      profile: { kind: 'NamespacedCloudProfile', name: 'team' },
+      version: '1.28.5',
+      workers: [{ name: 'pool-a', image: ['gardenlinux', '1592.1.0'] }],
+    }),
     want: [[`"1.28.5"`, `expires at ${hoursFromNow(24 * 30)} (in 30 days)`, 'forced update to "1.29.4"']],
   },
   { name: 'an unsynced state says nothing', operation: 'CREATE', object: s('1.29.4'), synced: false, want: [] },
-  { name: 'a Shoot being deleted says nothing', operation: 'UPDATE', object: deleting(s('1.28.5')), oldObject: deleting(s('1.28.5')), want: [] },
+  {
+    name: 'a Shoot being deleted says nothing',
+    operation: 'UPDATE',
+    object: deleting(s('1.28.5')),
+    oldObject: deleting(s('1.28.5')),
+    want: [],
+  },
 ];
 
 for (const row of rows) {
@@ -124,19 +184,29 @@ for (const row of rows) {
       for (const word of words) t.match(d.allWarnings[i] ?? '', word, `warning ${i} says ${JSON.stringify(word)}`);
       // What the review answers is the same text, cut to the budget's 256 characters at most.
       const said = d.warnings[i] ?? '';
-      t.ok(said.length <= 256 && (said === d.allWarnings[i] || (said.endsWith('…') && d.allWarnings[i]!.startsWith(said.slice(0, -1)))), `warning ${i} as answered`);
+      t.ok(
+        said.length <= 256 &&
+          (said === d.allWarnings[i] || (said.endsWith('…') && d.allWarnings[i]!.startsWith(said.slice(0, -1)))),
+        `warning ${i} as answered`,
+      );
     });
   });
 }
 
-
 t.test('the cut at 256 characters takes only detail: the conclusion and the Shoot lead', async (t) => {
-  const pool = (name: string) => ({ name: `${name}-${'x'.repeat(60)}`, kubernetes: '1.29.0', image: ['gardenlinux', '1592.1.0'] as [string, string] });
+  const pool = (name: string) => ({
+    name: `${name}-${'x'.repeat(60)}`,
+    kubernetes: '1.29.0',
+    image: ['gardenlinux', '1592.1.0'] as [string, string],
+  });
   const object = shoot({ profile: 'gap', version: '1.29.0', workers: [pool('a'), pool('b'), pool('c')] });
   const d = decide({ operation: 'UPDATE', object, oldObject: object, state: [GAP] });
   const [full = '', said = ''] = [d.allWarnings[0], d.warnings[0]];
   t.ok(full.length > 256, `long enough to be cut: ${full.length}`);
   t.equal(said.length, 256);
-  t.match(said, /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot' \(control plane, worker pool "a-x+"/);
+  t.match(
+    said,
+    /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot' \(control plane, worker pool "a-x+"/,
+  );
   t.match(full, /, and no version to update to exists \(.*\)$/, 'the reason is the end, which is what the cut takes');
 });
