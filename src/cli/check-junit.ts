@@ -146,8 +146,8 @@ function countAttrs(c: Counts): string {
 
 // Characters XML 1.0 cannot carry at all, not even as references: C0 controls but tab, LF and CR,
 // lone surrogates, U+FFFE and U+FFFF. Object names and versions come from the user's files.
-// eslint-disable-next-line no-control-regex
 const NOT_XML =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function text(s: string): string {

@@ -126,9 +126,9 @@ export type AdmissionLine = Readonly<Record<string, LineValue>>;
  * The admission line's logger: the root logger's level, bindings and destination, without the
  * redaction walk (a third of the line's cost); the line's type already keeps objects out of it.
  */
-export function admissionLogger(
-  root: Logger,
-): { [level in 'debug' | 'info' | 'warn']: (line: AdmissionLine, msg: string) => void } & {
+export function admissionLogger(root: Logger): {
+  [level in 'debug' | 'info' | 'warn']: (line: AdmissionLine, msg: string) => void;
+} & {
   isLevelEnabled(level: string): boolean;
 } {
   return root.child({}, { redact: [] });
