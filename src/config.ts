@@ -42,11 +42,26 @@ export interface Config extends PolicyConfig {
     shutdownGraceSeconds: number;
     certReloadIntervalSeconds: number;
     /**
-     * Connections open at once, on each port (webhook and probes); past it a new connection is
-     * closed at once. kube-apiserver keeps a few (25 idle per host, plus one per concurrent call);
-     * an idle TLS connection costs about 45 KiB, so the default 1000 bounds that at about 45 MiB.
+     * Connections open at once, on each port (webhook and probes); at it a new connection takes
+     * the place of an unused or long-idle one, or is closed at once. kube-apiserver keeps a few (25
+     * idle per host, plus one per concurrent call); an idle TLS connection costs about 45 KiB, so
+     * the default 1000 bounds that at about 45 MiB.
      */
     maxConnections: number;
+    /**
+     * At the cap, a connection that has been answered is closed for a new one only once idle this
+     * long: one its client used more recently is likely to carry its next request any moment.
+     * Default 10.
+     */
+    evictIdleAfterSeconds: number;
+    /**
+     * A request body must arrive at this average rate, after `bodyGraceSeconds`, or the connection
+     * is closed. Default 65536: a quarter of what the largest body (7 MiB) needs to beat the
+     * request timeout (30 s).
+     */
+    minBodyBytesPerSecond: number;
+    /** The time a body gets before the minimum rate applies. Default 5. */
+    bodyGraceSeconds: number;
     /** A TLS handshake not finished within this is dropped (Node's default is 120 s). Default 5. */
     tlsHandshakeTimeoutSeconds: number;
     /**
@@ -66,8 +81,8 @@ export interface Config extends PolicyConfig {
      */
     keepAliveTimeoutSeconds: number;
     /**
-     * How often the header and request timeouts are checked: a slow client is reaped within its
-     * timeout plus this. Default 1 (Node's default is 30).
+     * How often the header and request timeouts and the body rate are checked: a slow client is
+     * reaped within its bound plus this. Default 1 (Node's default is 30).
      */
     connectionCheckIntervalSeconds: number;
     /** GET /profiles: the timeline pages, read-only, on the probe port (else the HTTPS port). */
@@ -217,6 +232,9 @@ export const configSchema = {
         },
         certReloadIntervalSeconds: { type: 'number', exclusiveMinimum: 0, default: 10 },
         maxConnections: { type: 'integer', minimum: 1, default: 1000 },
+        evictIdleAfterSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 10 },
+        minBodyBytesPerSecond: { type: 'integer', minimum: 1, default: 65536 },
+        bodyGraceSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 5 },
         tlsHandshakeTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 120, default: 5 },
         headersTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 10 },
         requestTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 30 },

@@ -25,12 +25,12 @@ import type { WarningCheck } from '../policy/warnings/index.js';
 import { registerAdmissionRoutes } from './admission-routes.js';
 import {
   applyConnectionLimits,
-  ConnectionGate,
   TLS_CIPHERS,
   tlsServerOptions,
   type ConnectionLimits,
   type HttpTimeouts,
 } from './connections.js';
+import { ConnectionGate } from './connection-gate.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
 import { isPagePath, pagesElsewhere, type ProfilePagesOptions, registerProfilePages } from './ui.js';
@@ -226,19 +226,32 @@ function limitConnections(
 ): ConnectionGate {
   const server = app.server as unknown as NetServer & HttpTimeouts;
   applyConnectionLimits(server, limits);
-  return new ConnectionGate(server, limits.maxConnections, {
+  const maxConnections = limits.maxConnections;
+  return new ConnectionGate(server, limits, {
     dropped: () => {
       metrics.droppedConnections.inc({ server: name });
       logger.debug(
-        { server: name, maxConnections: limits.maxConnections },
-        'connection dropped: too many open, none idle',
+        { server: name, maxConnections },
+        'connection refused at the cap: every open one has a request on the wire or was answered recently',
       );
     },
-    evicted: (idleMs) => {
-      metrics.evictedConnections.inc({ server: name });
+    evicted: (state, idleMs) => {
+      metrics.evictedConnections.inc({ server: name, state });
       logger.debug(
-        { server: name, maxConnections: limits.maxConnections, idleMs: Math.round(idleMs) },
-        'idle connection closed to make room for a new one',
+        { server: name, maxConnections, state, idleMs: Math.round(idleMs) },
+        `${state} connection closed to make room for a new one`,
+      );
+    },
+    slowBody: (received, elapsedMs) => {
+      metrics.slowBodyConnections.inc({ server: name });
+      logger.debug(
+        {
+          server: name,
+          received,
+          elapsedMs: Math.round(elapsedMs),
+          minBodyBytesPerSecond: limits.minBodyBytesPerSecond,
+        },
+        'connection closed: request body slower than the minimum rate',
       );
     },
   });

@@ -24,7 +24,8 @@ export interface WebhookMetrics {
   certificateExpiry: Gauge<'certificate'>;
   inFlight: Gauge<'webhook'>;
   droppedConnections: Counter<'server'>;
-  evictedConnections: Counter<'server'>;
+  evictedConnections: Counter<'server' | 'state'>;
+  slowBodyConnections: Counter<'server'>;
   eventLoopMaxDelay: Histogram;
   logLinesDropped: Counter;
   /** Reads `version_policy_log_lines_dropped_total` from the log destination at each scrape. */
@@ -77,13 +78,19 @@ export function createMetrics(registry = new Registry()): WebhookMetrics {
     }),
     droppedConnections: new Counter({
       name: 'version_policy_connections_dropped_total',
-      help: 'Connections closed on arrival because server.maxConnections were open and every one was busy with a request, by server (webhook or probes).',
+      help: 'New connections refused because server.maxConnections were open and none could make room: each had a request on the wire or was answered within server.evictIdleAfterSeconds; by server (webhook or probes).',
       labelNames: ['server'],
       registers,
     }),
     evictedConnections: new Counter({
       name: 'version_policy_connections_evicted_total',
-      help: 'Idle connections closed to make room for a new one at server.maxConnections, longest-idle first, by server (webhook or probes).',
+      help: 'Connections closed to make room for a new one at server.maxConnections, by server (webhook or probes) and state: unused (no request answered yet; oldest first) or idle (answered, idle past server.evictIdleAfterSeconds; longest-idle first).',
+      labelNames: ['server', 'state'],
+      registers,
+    }),
+    slowBodyConnections: new Counter({
+      name: 'version_policy_connections_slow_body_total',
+      help: 'Connections closed because a request body arrived slower than server.minBodyBytesPerSecond (after server.bodyGraceSeconds), by server (webhook or probes).',
       labelNames: ['server'],
       registers,
     }),
