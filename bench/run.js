@@ -419,9 +419,12 @@ if (results.startup) {
 }
 
 md.splice(summaryAt, 0, '## Targets', '', table(['Target', 'Measured', ''], targets), '');
-// The real kube-apiserver's figures come from their own run (npm run bench:apiserver).
-const apiserver = new URL('results/APISERVER.md', import.meta.url);
-if (existsSync(apiserver)) md.push(readFileSync(apiserver, 'utf8').trim(), '');
+// Sections from runs of their own: the real kube-apiserver's figures (npm run bench:apiserver),
+// the connection faults (npm run bench:connections).
+for (const section of ['APISERVER.md', 'CONNECTIONS.md']) {
+  const file = new URL(`results/${section}`, import.meta.url);
+  if (existsSync(file)) md.push(readFileSync(file, 'utf8').trim(), '');
+}
 // The analysis (what bounds each figure, what was tried) is written by hand and kept with the bench.
 const notes = new URL('NOTES.md', import.meta.url);
 if (existsSync(notes)) md.push(readFileSync(notes, 'utf8').trim(), '');
