@@ -9,9 +9,8 @@
 //    preferred; if only expired ones qualify, the latest of them (another forced update follows).
 // Classifications are taken at `at`, the instant the update runs. Step 1 alone is the auto-update
 // target of a Shoot that opted in (kubernetesAutoUpdate, machineImageAutoUpdate; the forecast's).
-import type { SemVer } from 'semver';
 import type { Classification, ExpirableVersion, MachineImage } from '../api/types.js';
-import { classificationAt, parseVersion } from './versions.js';
+import { classificationAt, parseVersion, type Semver } from './versions.js';
 
 export const UPDATE_STRATEGIES = ['patch', 'minor', 'major'] as const;
 export type UpdateStrategy = (typeof UPDATE_STRATEGIES)[number];
@@ -30,7 +29,7 @@ export type ForcedUpdate =
 
 interface Candidate {
   version: string;
-  parsed: SemVer;
+  parsed: Semver;
   classification: Classification;
 }
 
@@ -175,7 +174,7 @@ function highest(cs: readonly Candidate[]): Candidate | undefined {
 
 function autoUpdateTarget(
   all: readonly Candidate[],
-  cur: SemVer,
+  cur: Semver,
   inScope: (c: Candidate) => boolean,
 ): Candidate | undefined {
   const pool = qualifying(all).filter((c) => c.classification !== 'expired' && c.parsed.compare(cur) > 0 && inScope(c));

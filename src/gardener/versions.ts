@@ -1,9 +1,24 @@
-// Versions and time: parsing, ordering, classification at an instant, supported windows.
-// Every instant is epoch milliseconds; an instant counts as reached only when strictly before `now`.
-import semver from 'semver';
+// Versions and time, Gardener's reading of both: parsing, ordering and constraints (Masterminds
+// semver, in semver/), classification at an instant, supported windows. Every instant is epoch
+// milliseconds; an instant counts as reached only when strictly before `now`.
 import type { Classification, ExpirableVersion, LifecycleStage } from '../api/types.js';
 import { memo } from '../util/memo.js';
 import { STAGE_ORDER } from '../api/types.js';
+import { compareVersions, parseVersion } from './semver/helpers.js';
+
+export {
+  compareAs,
+  compareVersions,
+  kubeletConstraint,
+  type KubeletVerdict,
+  meetsConstraint,
+  minorKey,
+  normalize,
+  parseConstraint,
+  parseVersion,
+  versionError,
+} from './semver/helpers.js';
+export type { Semver } from './semver/version.js';
 
 /** Gardener's Kubernetes version format: strictly X.Y.Z, no `v`, no suffix. */
 export const K8S_VERSION_PATTERN = /^([0-9]+\.){2}[0-9]+$/;
@@ -11,43 +26,6 @@ export const K8S_VERSION_PATTERN = /^([0-9]+\.){2}[0-9]+$/;
 export function isStrictKubernetesVersion(version: string): boolean {
   return K8S_VERSION_PATTERN.test(version);
 }
-
-// Masterminds/semver v3 NewVersion (what Gardener uses for images) is lenient: optional `v`,
-// `X` or `X.Y`, pre-release and build metadata. We normalise to X.Y.Z and let node-semver judge
-// the pre-release/build identifiers.
-const LENIENT_PATTERN =
-  /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
-
-/** Parses a version the lenient way Gardener parses machine-image versions; undefined if it cannot. */
-export const parseVersion: (version: string) => semver.SemVer | undefined = memo(50_000, parseUncached);
-
-function parseUncached(version: string): semver.SemVer | undefined {
-  const m = LENIENT_PATTERN.exec(version);
-  if (!m) return undefined;
-  const [, major, minor, patch, pre, build] = m;
-  let normalised = `${Number(major)}.${Number(minor ?? 0)}.${Number(patch ?? 0)}`;
-  if (pre) normalised += `-${pre}`;
-  if (build) normalised += `+${build}`;
-  try {
-    return new semver.SemVer(normalised);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Semver order; build metadata is ignored. Unparseable versions sort before every parseable one. */
-export function compareVersions(a: string, b: string): number {
-  const pa = parseVersion(a);
-  const pb = parseVersion(b);
-  if (!pa || !pb) return (pa ? 1 : 0) - (pb ? 1 : 0) || (a < b ? -1 : a > b ? 1 : 0);
-  return pa.compare(pb);
-}
-
-/** `major.minor` of a version, or undefined if it does not parse; remembered, as rules group every version by minor on every review. */
-export const minorKey: (version: string) => string | undefined = memo(50_000, (version: string) => {
-  const p = parseVersion(version);
-  return p ? `${p.major}.${p.minor}` : undefined;
-});
 
 /**
  * The versions of `from` that `into` does not list, in `from`'s order. Most UPDATEs keep every

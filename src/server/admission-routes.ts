@@ -72,9 +72,10 @@ interface Identity {
   dryRun?: boolean;
 }
 
-// One literal, in the line's field order; an undefined field is left out of the line (an empty
-// name or namespace too).
-function identityOf(reqId: string, webhook: Webhook, req: AdmissionRequest): Identity {
+// What the admission log line names of a request (admission/review.ts identityOf is the uid and
+// answer version): one literal, in the line's field order; an undefined field is left out of the
+// line (an empty name or namespace too).
+function logIdentityOf(reqId: string, webhook: Webhook, req: AdmissionRequest): Identity {
   const meta = metadataOf(req.object) ?? metadataOf(req.oldObject);
   return {
     reqId,
@@ -166,7 +167,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         const { review } = decoded;
         const request = review.request;
         // fastify's reqId, then ours; no child logger per request, which cost a sixth of the throughput.
-        const identity = identityOf(req.id, webhook, request);
+        const identity = logIdentityOf(req.id, webhook, request);
         const outcome = admit(webhook, request, decoded.problems, opts.context());
         if (outcome.error !== undefined)
           opts.logger.error({ ...identity, err: outcome.error }, 'exception while judging; refused with code 500');

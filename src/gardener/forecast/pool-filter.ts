@@ -1,9 +1,8 @@
 // Which image versions a worker pool may move to (maint/helper/helper.go, FilterMachineImageVersions):
 // architecture, CRI, kubelet version constraint and in-place minimum, in that order. Capability
 // flavors are not modelled beyond their architecture values (docs/forecast.md says so).
-import semver from 'semver';
 import type { CloudProfileSpec, MachineImageVersion, Worker } from '../../api/types.js';
-import { parseVersion } from '../versions.js';
+import { compareAs, kubeletConstraint } from '../versions.js';
 
 export type FilterName = 'architecture' | 'cri' | 'kubelet' | 'in-place';
 
@@ -43,7 +42,8 @@ export function failedFilter(
   if (!cri) return 'cri';
   const runtimes = new Set((cri.containerRuntimes ?? []).map((r) => r.type));
   if (pool.containerRuntimes.some((r) => !runtimes.has(r))) return 'cri';
-  if (v.kubeletVersionConstraint !== undefined && !kubeletAccepted(v.kubeletVersionConstraint, kubelet))
+  // The admission's judgement too (SHOOT-VERSION-AVAILABLE); an unreadable side filters the version out.
+  if (v.kubeletVersionConstraint !== undefined && !kubeletConstraint(v.kubeletVersionConstraint, kubelet).meets)
     return 'kubelet';
   if (pool.inPlace && !inPlaceReachable(v, current)) return 'in-place';
   return undefined;
@@ -76,32 +76,9 @@ export function architecturesOf(v: MachineImageVersion): string[] {
   return v.architectures && v.architectures.length > 0 ? v.architectures : ['amd64'];
 }
 
-const constraintCache = new Map<string, boolean>();
-
-/**
- * A Masterminds constraint (`>= 1.30, < 1.35`, `~> 1.2`) read with node-semver: commas are
- * conjunctions there, spaces here (maint/helper/helper.go, filterForKubeletVersionConstraint).
- */
-export function kubeletAccepted(constraint: string, kubelet: string): boolean {
-  const key = `${constraint}\u0000${kubelet}`;
-  let ok = constraintCache.get(key);
-  if (ok === undefined) {
-    const range = constraint.replace(/,/g, ' ').replace(/~>/g, '~').replace(/=>/g, '>=').replace(/=</g, '<=');
-    const version = parseVersion(kubelet);
-    ok =
-      version !== undefined &&
-      semver.validRange(range) !== null &&
-      semver.satisfies(version, range, { includePrerelease: true });
-    if (constraintCache.size > 10_000) constraintCache.clear();
-    constraintCache.set(key, ok);
-  }
-  return ok;
-}
-
 function inPlaceReachable(v: MachineImageVersion, current: string): boolean {
   if (v.inPlaceUpdates?.supported !== true) return false;
   if (v.version === current) return true;
   const min = v.inPlaceUpdates.minVersionForUpdate;
-  const [a, b] = [min === undefined ? undefined : parseVersion(min), parseVersion(current)];
-  return a !== undefined && b !== undefined && semver.lte(a, b);
+  return min !== undefined && compareAs(min, '<=', current);
 }

@@ -2,8 +2,8 @@
 // (images, control plane, pinned pools), the run's dry run, then the next day with the result.
 import { strategyOf } from '../update-path.js';
 import type { CloudProfileSpec, ExpirableVersion, Shoot, Worker } from '../../api/types.js';
-import { compareVersions, parseVersion, stagesOf } from '../versions.js';
-import { kubeletAccepted, type PoolFacts, poolFacts } from './pool-filter.js';
+import { compareVersions, kubeletConstraint, parseVersion, stagesOf } from '../versions.js';
+import { type PoolFacts, poolFacts } from './pool-filter.js';
 import { firstAtOrAfter } from '../../util/sorted.js';
 import { nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
 import { kubernetesStep, machineImageStep, type Step } from './steps.js';
@@ -293,7 +293,7 @@ function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
     if (!pool.image) continue;
     const image = profile.machineImages.find((i) => i.name.toLowerCase() === pool.image!.name.toLowerCase());
     const constraint = image?.versions.find((v) => v.version === pool.image!.version)?.kubeletVersionConstraint;
-    if (constraint !== undefined && !kubeletAccepted(constraint, kubelet)) {
+    if (constraint !== undefined && !kubeletConstraint(constraint, kubelet).meets) {
       return {
         kind: 'kubelet-constraint',
         message: `machine image '${pool.image.name}@${pool.image.version}' does not support kubelet version '${kubelet}' of worker pool "${pool.name}" (constraint '${constraint}')`,

@@ -46,14 +46,17 @@ function machineTypeOf(ctx: ProfileWrite): MachineTypeVerdict {
   return { arch: type.architecture ?? 'amd64', problems: [] };
 }
 
-/** The architectures Gardener stores for a version: its own, else the amd64 it defaults. */
-const architecturesOf = (v: MachineImageVersion) => (v.architectures?.length ? v.architectures : ['amd64']);
+/**
+ * The version's `architectures` field, else the amd64 Gardener defaults. Flavors are not read: with
+ * machineCapabilities no architecture is asked (the forecast's architecturesOf reads flavors).
+ */
+const fieldArchitectures = (v: MachineImageVersion) => (v.architectures?.length ? v.architectures : ['amd64']);
 
 function qualifies(v: MachineImageVersion, arch: string | undefined, now: number): boolean {
   return (
     v.classification === 'supported' &&
     classificationAt(v, now) === 'supported' &&
-    (arch === undefined || architecturesOf(v).includes(arch))
+    (arch === undefined || fieldArchitectures(v).includes(arch))
   );
 }
 
@@ -71,7 +74,7 @@ function whyNot(v: MachineImageVersion, arch: string | undefined, now: number): 
       ? `is expired since ${formatInstant(at)}`
       : `is ${current} now`;
   }
-  return `is not built for ${arch} (its architectures: ${architecturesOf(v).join(', ')})`;
+  return `is not built for ${arch} (its architectures: ${fieldArchitectures(v).join(', ')})`;
 }
 
 function judgeImage(

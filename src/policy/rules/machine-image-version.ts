@@ -10,8 +10,7 @@ import {
   required,
 } from '../../api/field.js';
 import type { CRI, MachineImageVersion, NamespacedMachineImage } from '../../api/types.js';
-import { isValidVersionConstraint } from '../../gardener/version-constraint.js';
-import { parseVersion } from '../../gardener/versions.js';
+import { parseConstraint, parseVersion } from '../../gardener/versions.js';
 
 export interface ImageChecks {
   /** CloudProfile-grade: at least one version, an updateStrategy and container runtimes required. */
@@ -87,11 +86,12 @@ function inPlaceAndKubelet(at: VersionAt): readonly FieldViolation[] {
     );
   }
   const constraint = v.kubeletVersionConstraint;
-  if (constraint !== undefined && !isValidVersionConstraint(constraint)) {
+  const parsed = constraint === undefined ? undefined : parseConstraint(constraint);
+  if (typeof parsed === 'string') {
     (out ??= []).push(
       invalid(
         at.path.child('kubeletVersionConstraint'),
-        `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: use a semver range such as ">= 1.26" or "< 1.30"`,
+        `cannot parse the kubeletVersionConstraint "${constraint}" of ${at.what}: ${parsed}; use a constraint such as ">= 1.26" or ">= 1.26, < 1.30"`,
       ),
     );
   }

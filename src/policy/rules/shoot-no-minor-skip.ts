@@ -2,10 +2,9 @@
 // no other upgrade); every worker pool's version is at most the control plane's and at most three
 // minors behind it (the kubelet version skew policy). Like Gardener, a pool with an in-place update
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
-import type { SemVer } from 'semver';
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { parseVersion } from '../../gardener/versions.js';
+import { parseVersion, type Semver } from '../../gardener/versions.js';
 import {
   deletingUpdate,
   kubeletVersionOf,
@@ -85,7 +84,7 @@ function skipsMinor(from: string, to: string): boolean {
   return t.major > f.major || (t.major === f.major && t.minor >= f.minor + 2);
 }
 
-function tooFarBehind(worker: SemVer, cp: SemVer): boolean {
+function tooFarBehind(worker: Semver, cp: Semver): boolean {
   if (worker.major !== cp.major) return worker.major < cp.major;
   return cp.minor - worker.minor > MAX_MINORS_BEHIND;
 }

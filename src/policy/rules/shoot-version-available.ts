@@ -3,7 +3,6 @@
 // UPDATE only a changed version is judged: it must exist and not be unavailable, and it may be
 // expired only where Gardener's forced updates need it: a worker pool moving to the control
 // plane's current version, or a machine image that does not go below the pool's current one.
-import semver from 'semver';
 import type { ClusterState } from '../../api/cluster-state.js';
 import { fieldPath, type FieldViolation, invalid, notFound, notSupported, required } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
@@ -18,11 +17,11 @@ import type {
 import { effectiveProfileRef } from '../../api/types.js';
 import {
   classificationAt,
-  compareVersions,
+  compareAs,
   expiryInstant,
   formatInstant,
+  kubeletConstraint,
   nextTransition,
-  parseVersion,
 } from '../../gardener/versions.js';
 import type { ProfileEntries } from '../../gardener/forced-update.js';
 import { profileEntries } from '../../gardener/forced-update.js';
@@ -109,7 +108,7 @@ function controlPlane(j: Judged): FieldViolation[] {
 
 function worker(j: Judged, w: Worker, i: number): FieldViolation[] {
   const oldW = j.oldPools.get(w.name);
-  return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletConstraint(j, w, i, oldW)];
+  return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletFit(j, w, i, oldW)];
 }
 
 function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
@@ -156,7 +155,8 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
     j.now,
   );
   if (!problem) return [];
-  const notLower = sameImage && oldImg.version !== undefined && compareVersions(img.version, oldImg.version) >= 0;
+  // Gardener's `CompareVersions(new, "<", old)`: normalised (`1.2.3-foo` is `1.2.3`); unreadable is no downgrade.
+  const notLower = sameImage && oldImg.version !== undefined && !compareAs(img.version, '<', oldImg.version);
   if (problem.classification === 'expired' && notLower) return [];
   const rule =
     problem.classification === 'expired' && sameImage && oldImg.version !== undefined
@@ -170,32 +170,8 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
   ];
 }
 
-const constraintVerdicts = new Map<string, boolean>();
-
-/**
- * Whether the kubelet version meets the image's constraint; true when either cannot be read.
- * Remembered per pair, bounded like the version caches: semver's own range cache deletes and
- * re-inserts its entry under a newly built key string on every hit, and its Map lives in old
- * space, so each call's key survived young-generation GCs and was promoted (57 KB per scavenge
- * on Shoot CREATEs, and the mark-compacts that followed; bench/NOTES.md). A hit here stores
- * nothing.
- */
-function meetsConstraint(constraint: string, kubelet: string): boolean {
-  const key = `${constraint}\u0000${kubelet}`;
-  let meets = constraintVerdicts.get(key);
-  if (meets === undefined) {
-    // Masterminds constraints separate AND-ed comparisons with commas; node-semver with spaces.
-    const range = semver.validRange(constraint.replaceAll(',', ' '));
-    const parsed = parseVersion(kubelet);
-    meets = !range || !parsed || semver.satisfies(parsed, range);
-    if (constraintVerdicts.size > 10_000) constraintVerdicts.clear();
-    constraintVerdicts.set(key, meets);
-  }
-  return meets;
-}
-
 /** Gardener filters image versions by `kubeletVersionConstraint`; judged when the image or the kubelet changes. */
-function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
+function kubeletFit(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const img = w.machine?.image;
   if (!img?.version) return [];
   const kubelet = kubeletVersionOf(j.shoot, w);
@@ -210,12 +186,14 @@ function kubeletConstraint(j: Judged, w: Worker, i: number, oldW: Worker | undef
     version: img.version,
   });
   const constraint = entry?.kubeletVersionConstraint;
-  if (!constraint) return [];
-  if (meetsConstraint(constraint, kubelet)) return [];
+  if (constraint === undefined) return [];
+  const verdict = kubeletConstraint(constraint, kubelet);
+  if (verdict.meets) return [];
+  const why = verdict.reason ? ` (${verdict.reason}: the webhook cannot judge it)` : '';
   return [
     invalid(
       imageField(i),
-      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'`,
+      `worker pool "${w.name}": machine image version '${img.name}:${img.version}' does not support kubelet version "${kubelet}", supported kubelet versions by this machine image version: '${constraint}'${why}`,
     ),
   ];
 }

@@ -49,7 +49,7 @@ function claimsOf(list: VersionList, now: number): Map<string, Claim[]> {
     const minor = minorKey(entry.version);
     if (minor === undefined || !isExplicitlySupported(entry)) return;
     const legacySupportedNow = entry.classification !== undefined && classificationAt(entry, now) === 'supported';
-    const claim = { index, entry, same: parseVersion(entry.version)!.version, legacySupportedNow };
+    const claim = { index, entry, same: parseVersion(entry.version)!.equalityKey(), legacySupportedNow };
     const group = byMinor.get(minor);
     if (group) group.push(claim);
     else byMinor.set(minor, [claim]);

@@ -1,6 +1,7 @@
 // SHOOT-VERSION-AVAILABLE: each row is a Shoot request against the `aws` profile (or its
 // NamespacedCloudProfile `garden-dev/team`) and the violations it must produce.
 import t from 'tap';
+import { failedFilter, poolFacts } from '../../../src/gardener/forecast/pool-filter.js';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import { hoursFromNow, namespacedProfile, shoot } from '../../helpers/objects.js';
 import { AWS, deleting, withWorker } from './shoot-profile.js';
@@ -401,3 +402,60 @@ t.test('CREATE', async (t) => runRows(t, RULE, create));
 t.test('NamespacedCloudProfile: the merged profile', async (t) => runRows(t, RULE, namespaced));
 t.test('the profile is missing, or cannot be known', async (t) => runRows(t, RULE, missing));
 t.test('UPDATE', async (t) => runRows(t, RULE, update));
+
+/** AWS with image version 1595.0.0 under another kubeletVersionConstraint. */
+const withConstraint = (constraint: string) => {
+  const p = structuredClone(AWS);
+  p.spec.machineImages[0]!.versions.find((v) => v.version === '1595.0.0')!.kubeletVersionConstraint = constraint;
+  return p;
+};
+
+// Masterminds' own spellings, read by admission and the forecast alike (issue 37): `=>`, `=<`, `~>`.
+const constraintCases: Array<[constraint: string, kubelet: string, meets: boolean]> = [
+  ['=> 1.31.0', '1.31.0', true],
+  ['=> 1.31.0', '1.30.2', false],
+  ['=< 1.30', '1.30.2', true],
+  ['=< 1.30', '1.31.0', false],
+  ['~> 1.30', '1.30.2', true],
+  ['~> 1.30', '1.31.0', false],
+  ['>= 1.30, < 1.31 || 1.32.x', '1.30.2', true],
+  ['>= 1.30, < 1.31 || 1.32.x', '1.31.0', false],
+  ['1.30 - 1.30.1', '1.30.2', false],
+  ['newest', '1.31.0', false],
+];
+
+t.test("the kubelet constraint in Masterminds' grammar", async (t) => {
+  runRows(
+    t,
+    RULE,
+    constraintCases.map(([constraint, kubelet, meets]) => ({
+      name: `${kubelet} against '${constraint}'`,
+      operation: 'CREATE' as const,
+      object: onAws('1.31.0', '1595.0.0', kubelet),
+      state: [withConstraint(constraint)],
+      want: meets ? [] : [[W0_IMAGE, `does not support kubelet version "${kubelet}"`]],
+    })),
+  );
+});
+
+t.test('an unreadable constraint is denied with its reason: the webhook cannot judge it', async (t) => {
+  runRows(t, RULE, [
+    {
+      name: 'newest',
+      operation: 'CREATE',
+      object: onAws('1.31.0', '1595.0.0'),
+      state: [withConstraint('newest')],
+      want: [[W0_IMAGE, 'cannot parse the kubeletVersionConstraint: improper constraint: "newest"', 'cannot judge']],
+    },
+  ]);
+});
+
+t.test('admission and the forecast give one answer about a pool and a constraint', async (t) => {
+  for (const [constraint, kubelet, meets] of constraintCases) {
+    const profile = withConstraint(constraint).spec;
+    const version = profile.machineImages[0]!.versions.find((v) => v.version === '1595.0.0')!;
+    const worker = onAws('1.31.0', '1595.0.0', kubelet).spec.provider!.workers![0]!;
+    const filtered = failedFilter(version, poolFacts(worker, profile), kubelet, '1592.1.0');
+    t.equal(filtered === 'kubelet', !meets, `${kubelet} against '${constraint}'`);
+  }
+});
