@@ -1,6 +1,7 @@
 // Versions and time, Gardener's reading of both: parsing, ordering and constraints (Masterminds
 // semver, in semver/), classification at an instant, supported windows. Every instant is epoch
 // milliseconds; an instant counts as reached only when strictly before `now`.
+import { instantOf } from '../api/instant.js';
 import type { Classification, ExpirableVersion, LifecycleStage } from '../api/types.js';
 import { memo } from '../util/memo.js';
 import { STAGE_ORDER } from '../api/types.js';
@@ -55,12 +56,11 @@ export function latestVersion<T extends { version: string }>(versions: readonly 
   return best;
 }
 
-// Date.parse dominates the time rules on large profiles; the same stamps recur in every request.
-const parsedInstant = memo(50_000, Date.parse);
-
-/** RFC 3339 → epoch ms; NaN when absent or unparseable. */
+/** RFC 3339 → epoch ms as Gardener decodes it (Go's time.Parse); NaN when absent or refused. */
 export function parseInstant(value: string | undefined): number {
-  return value === undefined ? Number.NaN : parsedInstant(value);
+  if (value === undefined) return Number.NaN;
+  const ms = instantOf(value);
+  return typeof ms === 'number' ? ms : Number.NaN;
 }
 
 /** Epoch ms → RFC 3339 (`2026-11-26T00:00:00Z`; milliseconds only when there are some); remembered, as a review formats the same few dates per version. */

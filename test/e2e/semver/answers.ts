@@ -4,6 +4,7 @@
 import { type Constraint, constraintError, newConstraint } from '../../../src/gardener/semver/constraint.js';
 import { newVersion, type Semver } from '../../../src/gardener/semver/version.js';
 import { compareAs, meetsConstraint, normalize, parseVersion, versionError } from '../../../src/gardener/versions.js';
+import { parseGoInstant } from '../../../src/api/instant.js';
 import type { Question } from './questions.js';
 
 type Answer = Record<string, unknown>;
@@ -62,6 +63,10 @@ export function answerOf(q: Question): Answer {
       if ((answer.ok === true) !== compareAs(a, op as '<', b))
         return { err: 'compareAs disagrees with its primitives' };
       return answer;
+    }
+    case 'instant': {
+      const ms = parseGoInstant(q[1]);
+      return typeof ms === 'string' ? { err: ms } : { ms };
     }
     case 'meets': {
       const answer = meets(q[1], q[2]);

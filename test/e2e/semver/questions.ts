@@ -8,7 +8,8 @@ export type Question =
   | ['check', string, string]
   | ['compareVersions', string, string, string]
   | ['meets', string, string]
-  | ['nextMinor', string];
+  | ['nextMinor', string]
+  | ['instant', string];
 
 /** Versions seen in real profiles: metal-stack's dated images, SAP's hash suffixes, Garden Linux. */
 export const REAL_VERSIONS = [
@@ -207,5 +208,39 @@ export function questions(seed: number, pairs: number): Question[] {
     out.push(['compareVersions', chance(0.5) ? version() : near(), pick(CMP), chance(0.5) ? version() : near()]);
   for (const a of REAL_VERSIONS) for (const b of REAL_VERSIONS) out.push(['compareVersions', a, pick(CMP), b]);
   for (let i = 0; i < pairs / 4; i++) out.push(['meets', chance(0.5) ? version() : near(), constraint()]);
+
+  // Instants: what metav1.Time decodes, the days that do not exist, and what RFC 3339 and Go disagree on.
+  const two = (max: number) => String(Math.floor(r() * max)).padStart(2, '0');
+  const instant = (): string => {
+    if (chance(0.05)) return pick(['', 'now', '2024-06-31', '2024-06-30', '2024-06-30T12:00:00', '1719792000']);
+    const year = pick(['2024', '2023', '2000', '1900', '2100', '0000', '9999', '1970', '1969', '24', '20a4']);
+    const month = chance(0.9) ? two(13) : pick(['1', '13', '00', '99']);
+    const day = chance(0.85) ? two(32) : pick(['29', '30', '31', '1', '00', '32']);
+    const hour = chance(0.9) ? two(25) : pick(['1', '9', '24', '99']);
+    const fraction = chance(0.2)
+      ? pick(['.', ',']) + times(1 + Math.floor(r() * 12), () => String(Math.floor(r() * 10)))
+      : '';
+    const zone = chance(0.6)
+      ? 'Z'
+      : pick([
+          '+01:00',
+          '-05:30',
+          '+24:00',
+          '+25:00',
+          '+01:60',
+          '+01:61',
+          '+0100',
+          'z',
+          '',
+          '+1:00',
+          '*01:00',
+          '+01:0x',
+          'Z ',
+          'ZZ',
+        ]);
+    const sep = chance(0.92) ? 'T' : pick(['t', ' ', '_']);
+    return `${year}-${month}-${day}${sep}${hour}:${two(61)}:${chance(0.97) ? two(60) : pick(['60', '61', '5'])}${fraction}${zone}${chance(0.02) ? pick(['x', 'é', '\n']) : ''}`;
+  };
+  for (let i = 0; i < pairs / 4; i++) out.push(['instant', instant()]);
   return out;
 }
