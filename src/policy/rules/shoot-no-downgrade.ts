@@ -4,7 +4,7 @@
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule } from '../rule.js';
 import type { Shoot } from '../../api/types.js';
-import { compareVersions, parseVersion } from '../../gardener/versions.js';
+import { compareAs } from '../../gardener/versions.js';
 import {
   deletingUpdate,
   kubeletVersionOf,
@@ -73,7 +73,10 @@ function checkShoot(ctx: ShootWrite, old: Shoot): FieldViolation[] {
   return out;
 }
 
-/** Unparseable versions are not compared: whether they exist is SHOOT-VERSION-AVAILABLE's call. */
+/**
+ * Gardener's `CompareVersions(new, "<", old)`: suffixes cut (`1.2.3-b` is not below `1.2.3-a`).
+ * Unparseable versions are not compared: whether they exist is SHOOT-VERSION-AVAILABLE's call.
+ */
 function lower(version: string, than: string): boolean {
-  return parseVersion(version) !== undefined && parseVersion(than) !== undefined && compareVersions(version, than) < 0;
+  return compareAs(version, '<', than);
 }

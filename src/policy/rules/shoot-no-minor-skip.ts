@@ -4,7 +4,7 @@
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { parseVersion, type Semver } from '../../gardener/versions.js';
+import { compareAs, parseVersion } from '../../gardener/versions.js';
 import {
   deletingUpdate,
   kubeletVersionOf,
@@ -34,7 +34,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   const shoot = ctx.object;
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const out: FieldViolation[] = [];
-  const cp = parseVersion(shoot.spec.kubernetes.version);
+  const cp = shoot.spec.kubernetes.version;
   if (old && skipsMinor(old.spec.kubernetes.version, shoot.spec.kubernetes.version)) {
     out.push(
       forbidden(
@@ -47,15 +47,14 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   workersOf(shoot).forEach((w, i) => {
     const version = w.kubernetes?.version;
     if (!version) return;
-    const wv = parseVersion(version);
-    if (cp && wv && wv.compare(cp) > 0) {
+    if (compareAs(version, '>', cp)) {
       out.push(
         forbidden(
           versionField(i),
           `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`,
         ),
       );
-    } else if (cp && wv && tooFarBehind(wv, cp)) {
+    } else if (tooFarBehind(version, cp)) {
       out.push(
         forbidden(
           versionField(i),
@@ -76,17 +75,21 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   return out;
 }
 
+// Gardener's own reading (validateKubernetesVersionUpdate, validateWorkerGroupAndControlPlaneKubernetesVersion):
+// the next minors by IncMinor, compared by CompareVersions (suffixes cut); an unreadable side is
+// not judged here, SHOOT-VERSION-AVAILABLE names it.
+
 /** True when `to` is at or above the minor after next of `from`; like Gardener, any major bump counts. */
 function skipsMinor(from: string, to: string): boolean {
-  const f = parseVersion(from);
-  const t = parseVersion(to);
-  if (!f || !t) return false;
-  return t.major > f.major || (t.major === f.major && t.minor >= f.minor + 2);
+  const afterNext = parseVersion(from)?.nextMinor()?.nextMinor();
+  return afterNext !== undefined && compareAs(to, '>=', afterNext.toString());
 }
 
-function tooFarBehind(worker: Semver, cp: Semver): boolean {
-  if (worker.major !== cp.major) return worker.major < cp.major;
-  return cp.minor - worker.minor > MAX_MINORS_BEHIND;
+/** The control plane is at or above the worker's fourth next minor. */
+function tooFarBehind(worker: string, cp: string): boolean {
+  let limit = parseVersion(worker);
+  for (let i = 0; i <= MAX_MINORS_BEHIND && limit; i++) limit = limit.nextMinor();
+  return limit !== undefined && compareAs(cp, '>=', limit.toString());
 }
 
 function nextMinor(version: string): string {

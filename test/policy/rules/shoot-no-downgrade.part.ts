@@ -84,6 +84,27 @@ const rows: RuleRow[] = [
       ],
     ],
   },
+  {
+    name: 'hash-suffixed images are compared as Gardener compares them: the suffix is cut, so this is no downgrade',
+    operation: 'UPDATE',
+    object: inPlace(s('1.31.0', undefined, '2250.0.0-baremetal-sci-usi-amd64-2250-0-0-0a6f6d3e')),
+    oldObject: inPlace(s('1.31.0', undefined, '2250.0.0-baremetal-sci-usi-amd64-2250-0-0-bc27cc47')),
+    want: [],
+  },
+  {
+    name: 'a hash-suffixed image of a lower release is a downgrade',
+    operation: 'UPDATE',
+    object: inPlace(s('1.31.0', undefined, '2250.0.0-baremetal-sci-usi-amd64-2250-0-0-bc27cc47')),
+    oldObject: inPlace(s('1.31.0', undefined, '2250.1.0-baremetal-sci-usi-amd64-2250-1-0-9f1e2d3c')),
+    want: [['spec.provider.workers[0].machine.image.version', 'downgrade']],
+  },
+  {
+    name: "metal-stack's two-segment image versions: 24.04 is 24.4.0, below 24.04.20240101",
+    operation: 'UPDATE',
+    object: inPlace(s('1.31.0', undefined, '24.04')),
+    oldObject: inPlace(s('1.31.0', undefined, '24.04.20240101')),
+    want: [['spec.provider.workers[0].machine.image.version', 'downgrade']],
+  },
   { name: 'CREATE has nothing to go down from', operation: 'CREATE', object: s('1.30.2'), want: [] },
   {
     name: 'a Shoot being deleted is not judged',
