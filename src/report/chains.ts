@@ -77,9 +77,7 @@ export function chainSection(
   const left = chains.filter((c) => c.events.length > 0).length - listed.size;
   const more =
     left > 0
-      ? html`<p class="more">
-          and ${plural(left, 'more Shoot')} with steps: <code>version-policy forecast</code> lists every one.
-        </p>`
+      ? html`<p class="more">and ${plural(left, 'more Shoot')} with steps: <code>version-policy forecast</code> lists every one.</p>`
       : null;
   return html`<section class="forecast" id="${id}">${head}${note}${summary}${items}${more}</section>`;
 }
@@ -94,19 +92,9 @@ function chainDetails(c: ShootChain, id: string, open: boolean): Markup {
   const steps = c.events.slice(0, MAX_STEPS).map(stepItem);
   const more =
     c.events.length > MAX_STEPS
-      ? html`<li class="more">
-          and ${c.events.length - MAX_STEPS} more: <code>version-policy forecast</code> lists every one
-        </li>`
+      ? html`<li class="more">and ${c.events.length - MAX_STEPS} more: <code>version-policy forecast</code> lists every one</li>`
       : null;
-  return html`<details class="chain" data-shoot="${clip(c.key, 300)}" ${open ? html` open` : null}>
-    <summary>
-      <strong>${clip(c.key, 300)}</strong>
-      <span class="more">${clip(c.window, 80)}, ${plural(c.events.length, 'step')}</span>${badges}
-    </summary>
-    <ol id="${id}">
-      ${steps}${more}
-    </ol>
-  </details>`;
+  return html`<details class="chain" data-shoot="${clip(c.key, 300)}"${open ? html` open` : null}><summary><strong>${clip(c.key, 300)}</strong> <span class="more">${clip(c.window, 80)}, ${plural(c.events.length, 'step')}</span>${badges}</summary><ol id="${id}">${steps}${more}</ol></details>`;
 }
 
 function stepItem(e: ForecastEvent): Markup {
@@ -116,9 +104,5 @@ function stepItem(e: ForecastEvent): Markup {
     ? html`<span class="fails">fails (${e.failure.kind})</span>: ${clip(e.failure.message, 400)}`
     : html`${clip(e.from ?? '', 100)} → <strong>${clip(e.to ?? '', 100)}</strong>`;
   const trap = e.trap ? html` <span class="badge trap">trap ${e.trap.issue}</span> ${clip(e.trap.detail, 300)}` : null;
-  return html`<li class="chain-step k-${kind}" data-kind="${kind}" data-at="${formatInstant(e.at)}">
-    <span class="date">${when}</span>
-    <span class="mode">${kind === 'failure' ? e.mode : kind}</span> ${clip(componentText(e.component), 200)}:
-    ${move}${trap} <span class="more">(${clip(e.trigger, 300)})</span>
-  </li>`;
+  return html`<li class="chain-step k-${kind}" data-kind="${kind}" data-at="${formatInstant(e.at)}"><span class="date">${when}</span> <span class="mode">${kind === 'failure' ? e.mode : kind}</span> ${clip(componentText(e.component), 200)}: ${move}${trap} <span class="more">(${clip(e.trigger, 300)})</span></li>`;
 }

@@ -32,55 +32,20 @@ export function renderIndexPage(state: ClusterState, forecast: ForecastCounts | 
   const entries = entriesOf(state);
   const rows = entries.slice(0, MAX_LISTED).map((e) => rowOf(e, state, forecast));
   const more = entries.length > MAX_LISTED ? html`<p class="more">and ${entries.length - MAX_LISTED} more</p>` : null;
-  const table = html`<table class="index">
-    <thead>
-      <tr>
-        <th scope="col">Profile</th>
-        <th scope="col">Kind</th>
-        <th scope="col" class="n">Versions</th>
-        <th scope="col" class="n">Shoots</th>
-        <th scope="col" class="n">Forced updates within 30 days</th>
-        <th scope="col" class="n">Predicted failures</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  const table = html`<table class="index"><thead><tr><th scope="col">Profile</th><th scope="col">Kind</th><th scope="col" class="n">Versions</th><th scope="col" class="n">Shoots</th><th scope="col" class="n">Forced updates within 30 days</th><th scope="col" class="n">Predicted failures</th></tr></thead><tbody>${rows}</tbody></table>`;
   return `<!doctype html>\n${
-    html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Profiles</title>
-        <style>
-          ${PAGE_CSS}
-        </style>
-      </head>
-      <body>
-        <main>
-          <h1>Profiles</h1>
-          <p class="meta">
-            The version timeline of each CloudProfile and NamespacedCloudProfile in the cluster state.
-            ${forecastLine(forecast, now)}
-          </p>
-          ${entries.length === 0 ? html`<p>No profiles in the cluster state.</p>` : html`${table}${more}`}
-        </main>
-      </body>
-    </html>`.value
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Profiles</title><style>${PAGE_CSS}</style></head>
+<body><main><h1>Profiles</h1><p class="meta">The version timeline of each CloudProfile and NamespacedCloudProfile in the cluster state. ${forecastLine(forecast, now)}</p>
+${entries.length === 0 ? html`<p>No profiles in the cluster state.</p>` : html`${table}${more}`}</main></body></html>`
+      .value
   }\n`;
 }
 
 function forecastLine(forecast: ForecastCounts | undefined, now: number): Markup {
   if (!forecast)
-    return html`<span class="forecast-age" data-age=""
-      >The forecast counts come once the first fleet forecast is made, shortly after start.</span
-    >`;
+    return html`<span class="forecast-age" data-age="">The forecast counts come once the first fleet forecast is made, shortly after start.</span>`;
   const minutes = Math.max(0, Math.round((now - forecast.at) / 60_000));
-  return html`<span class="forecast-age" data-age="${minutes}"
-    >Shoot counts are Shoots (not steps); the forecast is from ${formatInstant(forecast.at)} (${minutes} min ago),
-    counting failures within 180 days.</span
-  >`;
+  return html`<span class="forecast-age" data-age="${minutes}">Shoot counts are Shoots (not steps); the forecast is from ${formatInstant(forecast.at)} (${minutes} min ago), counting failures within 180 days.</span>`;
 }
 
 function entriesOf(state: ClusterState): Entry[] {
@@ -124,9 +89,5 @@ function rowOf(e: Entry, state: ClusterState, forecast: ForecastCounts | undefin
   const ahead = forecast ? (forecast.byProfile.get(profileRefKey(e.ref)) ?? { forced30d: 0, failing: 0 }) : undefined;
   const cell = (n: number | undefined, cls: string) =>
     html`<td class="n ${cls}${n ? ' nonzero' : ''}" data-count="${n ?? ''}">${n === undefined ? '–' : n}</td>`;
-  return html`<tr class="profile-link" data-kind="${e.kind}" data-name="${clip(e.text, 300)}">
-    <td><a href="${e.href}">${clip(e.text, 300)}</a></td>
-    <td class="more">${e.kind}</td>
-    ${cell(versions ?? undefined, 'versions')}${cell(shoots, 'shoots')}${cell(ahead?.forced30d, 'forced')}${cell(ahead?.failing, 'failing')}
-  </tr>`;
+  return html`<tr class="profile-link" data-kind="${e.kind}" data-name="${clip(e.text, 300)}"><td><a href="${e.href}">${clip(e.text, 300)}</a></td><td class="more">${e.kind}</td>${cell(versions ?? undefined, 'versions')}${cell(shoots, 'shoots')}${cell(ahead?.forced30d, 'forced')}${cell(ahead?.failing, 'failing')}</tr>`;
 }

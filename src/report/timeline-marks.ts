@@ -29,26 +29,15 @@ export function stepMark(m: StepMark, p: MarkPlace): Markup {
   const cy = above ? barTop - 3.5 : barBottom + 3;
   const shape =
     m.kind === 'auto'
-      ? html`<path d="${risingPin(cx, barBottom)}" />`
-      : html`<path
-            d="${pin(cx, barTop)}"
-          />${m.kind === 'failure' ? html`<text class="bang" x="${cx}" y="${barTop - 2.5}">!</text>` : null}`;
-  const ring = m.trap ? html`<circle class="trap-ring" cx="${cx}" cy="${cy}" r="7" />` : null;
+      ? html`<path d="${risingPin(cx, barBottom)}"/>`
+      : html`<path d="${pin(cx, barTop)}"/>${m.kind === 'failure' ? html`<text class="bang" x="${cx}" y="${barTop - 2.5}">!</text>` : null}`;
+  const ring = m.trap ? html`<circle class="trap-ring" cx="${cx}" cy="${cy}" r="7"/>` : null;
   const count =
     m.shoots > 1
-      ? html`<text class="step-count" x="${round(cx + 8)}" y="${above ? barTop - 1 : barBottom + 6}"
-          >×${m.shoots}</text
-        >`
+      ? html`<text class="step-count" x="${round(cx + 8)}" y="${above ? barTop - 1 : barBottom + 6}">×${m.shoots}</text>`
       : null;
   const body = html`<title>${titleOf(m)}</title>${ring}${shape}${count}`;
-  const g = html`<g
-    class="step k-${m.kind}${m.trap ? ' trap' : ''}"
-    data-kind="${m.kind}"
-    data-at="${formatInstant(m.at)}"
-    data-shoots="${m.shoots}"
-    data-trap="${m.trap ? 'true' : ''}"
-    >${body}</g
-  >`;
+  const g = html`<g class="step k-${m.kind}${m.trap ? ' trap' : ''}" data-kind="${m.kind}" data-at="${formatInstant(m.at)}" data-shoots="${m.shoots}" data-trap="${m.trap ? 'true' : ''}">${body}</g>`;
   return p.href === null ? g : html`<a href="${p.href}">${g}</a>`;
 }
 
@@ -74,26 +63,7 @@ export function extendedMark(
   const x0 = x(e.parent);
   const x1 = x(e.extended);
   const until = Number.isFinite(e.extended) ? `to ${formatInstant(e.extended)}` : 'for ever (no expiry)';
-  return html`<g
-    class="extended"
-    data-parent="${formatInstant(e.parent)}"
-    data-extended="${Number.isFinite(e.extended) ? formatInstant(e.extended) : ''}"
-    ><title>
-      ${clip(version, 100)}: extended: the parent expires it at ${formatInstant(e.parent)}, this NamespacedCloudProfile
-      ${until}</title
-    ><rect
-      class="extended-strip"
-      x="${x0}"
-      y="${barBottom - 3}"
-      width="${round(Math.max(0, x1 - x0))}"
-      height="3"
-    /><line x1="${x0}" y1="${barTop - 2}" x2="${x0}" y2="${barBottom + 2}" /><text
-      class="extended-label"
-      x="${round(x0 + 3)}"
-      y="${barTop + 1}"
-      >extended</text
-    ></g
-  >`;
+  return html`<g class="extended" data-parent="${formatInstant(e.parent)}" data-extended="${Number.isFinite(e.extended) ? formatInstant(e.extended) : ''}"><title>${clip(version, 100)}: extended: the parent expires it at ${formatInstant(e.parent)}, this NamespacedCloudProfile ${until}</title><rect class="extended-strip" x="${x0}" y="${barBottom - 3}" width="${round(Math.max(0, x1 - x0))}" height="3"/><line x1="${x0}" y1="${barTop - 2}" x2="${x0}" y2="${barBottom + 2}"/><text class="extended-label" x="${round(x0 + 3)}" y="${barTop + 1}">extended</text></g>`;
 }
 
 /** An upward triangle under the bar, its tip on the bar's bottom edge at x = cx. */

@@ -73,28 +73,22 @@ export function renderTimelinePage(input: PageInput): string {
   const sections = input.profiles.map((p, i) => profileSection(p, `p${i}`, input));
   return `<!doctype html>\n${
     html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="Content-Security-Policy" content="${PAGE_CSP}" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${clip(title, 200)}</title>
-        <style>
-          ${PAGE_CSS}
-        </style>
-      </head>
-      <body>
-        ${PATTERNS}
-        <main>
-          ${sections}
-          <footer>
-            Made by <code>version-policy</code> at ${formatInstant(now)}. The stages are the profile's
-            <code>lifecycle</code>, or its <code>classification</code> and <code>expirationDate</code>; a version
-            without them is supported.
-          </footer>
-        </main>
-      </body>
-    </html>`.value
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${PAGE_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${clip(title, 200)}</title>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+${PATTERNS}
+<main>
+${sections}
+<footer>Made by <code>version-policy</code> at ${formatInstant(now)}. The stages are the profile's <code>lifecycle</code>, or its <code>classification</code> and <code>expirationDate</code>; a version without them is supported.</footer>
+</main>
+</body>
+</html>`.value
   }\n`;
 }
 
@@ -108,27 +102,21 @@ function profileSection(p: ExplainedProfile, id: string, input: PageInput): Mark
     const l = listed.get(shoot);
     return l ? `#${l.id}` : `#${id}-forecast`;
   };
-  return html`<section
-    class="profile"
-    id="${id}"
-    data-kind="${report.kind}"
-    data-name="${clip(report.name, 253)}"
-    data-namespace="${clip(report.namespace ?? '', 253)}"
-  >
-    <header>
-      <h1>${clip(profileTitle(report), 600)}</h1>
-      <p class="meta">
-        At <time datetime="${formatInstant(input.now)}">${formatInstant(input.now)}</time>, from
-        <time datetime="${formatInstant(input.window.from)}">${day(input.window.from)}</time> to
-        <time datetime="${formatInstant(input.window.to)}">${day(input.window.to)}</time>.
-      </p>
-    </header>
-    ${legend(input.stateKnown, p.extended.length > 0)} ${stateLine(input.stateKnown)} ${warnings(report)}
-    ${lists.map((timelines, i) => listSection(timelines, `${id}-c${i}`, input, chainOf))} ${leftTimelines(model)}
-    ${extendedSection(p, report.parent ?? null)}
-    ${input.stateKnown && until > input.now ? chainSection(chains, listed, until, `${id}-forecast`, note) : null}
-    ${forcedSection(model, input)} ${notes(report)}
-  </section>`;
+  return html`<section class="profile" id="${id}" data-kind="${report.kind}" data-name="${clip(report.name, 253)}" data-namespace="${clip(report.namespace ?? '', 253)}">
+<header>
+<h1>${clip(profileTitle(report), 600)}</h1>
+<p class="meta">At <time datetime="${formatInstant(input.now)}">${formatInstant(input.now)}</time>, from <time datetime="${formatInstant(input.window.from)}">${day(input.window.from)}</time> to <time datetime="${formatInstant(input.window.to)}">${day(input.window.to)}</time>.</p>
+</header>
+${legend(input.stateKnown, p.extended.length > 0)}
+${stateLine(input.stateKnown)}
+${warnings(report)}
+${lists.map((timelines, i) => listSection(timelines, `${id}-c${i}`, input, chainOf))}
+${leftTimelines(model)}
+${extendedSection(p, report.parent ?? null)}
+${input.stateKnown && until > input.now ? chainSection(chains, listed, until, `${id}-forecast`, note) : null}
+${forcedSection(model, input)}
+${notes(report)}
+</section>`;
 }
 
 /**
@@ -144,9 +132,7 @@ function forecastOf(
     return {
       chains: [],
       until: input.window.to,
-      note: html`<p class="more forecast-pending">
-        The webhook is making its first fleet forecast: reload in a minute.
-      </p>`,
+      note: html`<p class="more forecast-pending">The webhook is making its first fleet forecast: reload in a minute.</p>`,
     };
   if (!input.forecast)
     return { chains: chainsOf(p.spec, p.shoots, input.now, input.window.to), until: input.window.to, note: null };
@@ -157,10 +143,7 @@ function forecastOf(
       : { kind: 'NamespacedCloudProfile', namespace: r.namespace ?? '', name: r.name },
   );
   const until = Math.min(input.window.to, input.forecast.until);
-  const note = html`<p class="more forecast-made" data-at="${formatInstant(input.forecast.at)}">
-    From the webhook's fleet forecast of ${formatInstant(input.forecast.at)}, remade every few minutes, up to
-    ${day(input.forecast.until)}.
-  </p>`;
+  const note = html`<p class="more forecast-made" data-at="${formatInstant(input.forecast.at)}">From the webhook's fleet forecast of ${formatInstant(input.forecast.at)}, remade every few minutes, up to ${day(input.forecast.until)}.</p>`;
   return { chains: chainsUntil(input.forecast.chains.get(key) ?? [], until), until, note };
 }
 
@@ -186,49 +169,29 @@ function listSection(
   const heading =
     first.image === null ? html`Kubernetes versions` : html`Machine image <q>${clip(first.image, 200)}</q>`;
   return html`<section class="list" data-kind="${first.kind}" data-image="${clip(first.image ?? '', 200)}">
-    <h2>${heading}</h2>
-    ${renderChart({ id, title, timelines, window: input.window, now: input.now, counts: input.stateKnown, chainOf })}
-  </section>`;
+<h2>${heading}</h2>
+${renderChart({ id, title, timelines, window: input.window, now: input.now, counts: input.stateKnown, chainOf })}
+</section>`;
 }
 
 function legend(counts: boolean, extended: boolean): Markup {
   const stages = LEGEND.map((s) => html`<li>${swatch(s)}<span>${s.label}</span></li>`);
-  const now = html`<li>
-    <svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">
-      <line x1="7" y1="0" x2="7" y2="14" stroke="#111" stroke-width="2.5" /></svg
-    ><span>now</span>
-  </li>`;
+  const now = html`<li><svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><line x1="7" y1="0" x2="7" y2="14" stroke="#111" stroke-width="2.5"/></svg><span>now</span></li>`;
   const shoots = counts ? html`<li><span class="pill">2 Shoots</span><span>use the version now</span></li>` : null;
   const icon = (body: Markup) =>
     html`<svg class="swatch" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">${body}</svg>`;
   const steps = counts
     ? [
-        html`<li class="step k-forced">
-          ${icon(html`<path d="M3 3L13 3L8 12Z" />`)}<span>forced update (×N: Shoots that day)</span>
-        </li>`,
-        html`<li class="step k-auto">${icon(html`<path d="M3 13L13 13L8 4Z" />`)}<span>auto-update</span></li>`,
-        html`<li class="step k-failure">
-          ${icon(html`<path d="M3 3L13 3L8 12Z" /><text class="bang" x="8" y="9">!</text>`)}<span
-            >predicted failure</span
-          >
-        </li>`,
-        html`<li class="step trap">
-          ${icon(html`<circle class="trap-ring" cx="8" cy="8" r="6.5" /><circle cx="8" cy="8" r="3" />`)}<span
-            >deprecated trap</span
-          >
-        </li>`,
+        html`<li class="step k-forced">${icon(html`<path d="M3 3L13 3L8 12Z"/>`)}<span>forced update (×N: Shoots that day)</span></li>`,
+        html`<li class="step k-auto">${icon(html`<path d="M3 13L13 13L8 4Z"/>`)}<span>auto-update</span></li>`,
+        html`<li class="step k-failure">${icon(html`<path d="M3 3L13 3L8 12Z"/><text class="bang" x="8" y="9">!</text>`)}<span>predicted failure</span></li>`,
+        html`<li class="step trap">${icon(html`<circle class="trap-ring" cx="8" cy="8" r="6.5"/><circle cx="8" cy="8" r="3"/>`)}<span>deprecated trap</span></li>`,
       ]
     : null;
   const ext = extended
-    ? html`<li class="extended">
-        ${icon(html`<rect class="extended-strip" x="7" y="9" width="9" height="3" /><line x1="7" y1="2" x2="7" y2="14" />`)}<span
-          >extended: where the parent expires it</span
-        >
-      </li>`
+    ? html`<li class="extended">${icon(html`<rect class="extended-strip" x="7" y="9" width="9" height="3"/><line x1="7" y1="2" x2="7" y2="14"/>`)}<span>extended: where the parent expires it</span></li>`
     : null;
-  return html`<ul class="legend" aria-label="legend">
-    ${stages}${now}${shoots}${steps}${ext}
-  </ul>`;
+  return html`<ul class="legend" aria-label="legend">${stages}${now}${shoots}${steps}${ext}</ul>`;
 }
 
 /** A NamespacedCloudProfile's extended expiries: the parent's date next to its own. */
@@ -236,54 +199,21 @@ function extendedSection(p: ExplainedProfile, parent: string | null): Markup | n
   if (p.extended.length === 0) return null;
   const rows = p.extended.map(
     (e) =>
-      html`<tr class="extended-expiry" data-version="${clip(e.version, 100)}" data-image="${clip(e.image ?? '', 100)}">
-        <td>${clip(`${e.image ?? 'Kubernetes'} ${e.version}`, 200)}</td>
-        <td>${formatInstant(e.parent)}</td>
-        <td><strong>${Number.isFinite(e.extended) ? formatInstant(e.extended) : 'never'}</strong></td>
-        <td class="extended-by">
-          extended${Number.isFinite(e.extended) ? ` by ${plural(Math.round((e.extended - e.parent) / 86_400_000), 'day')}` : ': no expiry'}
-        </td>
-      </tr>`,
+      html`<tr class="extended-expiry" data-version="${clip(e.version, 100)}" data-image="${clip(e.image ?? '', 100)}"><td>${clip(`${e.image ?? 'Kubernetes'} ${e.version}`, 200)}</td><td>${formatInstant(e.parent)}</td><td><strong>${Number.isFinite(e.extended) ? formatInstant(e.extended) : 'never'}</strong></td><td class="extended-by">extended${Number.isFinite(e.extended) ? ` by ${plural(Math.round((e.extended - e.parent) / 86_400_000), 'day')}` : ': no expiry'}</td></tr>`,
   );
-  return html`<section class="extended-expiries">
-    <h2>Expiries this NamespacedCloudProfile extends</h2>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Version</th>
-          <th scope="col">Parent${parent ? html` <q>${clip(parent, 200)}</q>` : null} expires it</th>
-          <th scope="col">Here it expires</th>
-          <th scope="col"></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </section>`;
+  return html`<section class="extended-expiries"><h2>Expiries this NamespacedCloudProfile extends</h2><table><thead><tr><th scope="col">Version</th><th scope="col">Parent${parent ? html` <q>${clip(parent, 200)}</q>` : null} expires it</th><th scope="col">Here it expires</th><th scope="col"></th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
 function stateLine(known: boolean): Markup {
   return known
-    ? html`<p class="state">
-        Shoot counts, the maintenance forecast and the forced updates are from the cluster state.
-      </p>`
-    : html`<p class="state none" data-no-state="">
-        No cluster state: there are no Shoot counts and no forced updates on this page. Pass
-        <code>--state FILE</code> or <code>--cluster</code> to see them.
-      </p>`;
+    ? html`<p class="state">Shoot counts, the maintenance forecast and the forced updates are from the cluster state.</p>`
+    : html`<p class="state none" data-no-state="">No cluster state: there are no Shoot counts and no forced updates on this page. Pass <code>--state FILE</code> or <code>--cluster</code> to see them.</p>`;
 }
 
 function warnings(report: ProfileReport): Markup | null {
   if (report.warnings.length === 0) return null;
   const { shown, left } = withinBudget(report.warnings);
-  return html`<section class="warnings">
-    <h2>Warnings</h2>
-    <ul>
-      ${shown.map((w) => html`<li>${clipWarning(w)}</li>`)}
-    </ul>
-    ${left > 0 ? html`<p class="more">and ${plural(left, 'more warning')}: <code>version-policy explain</code> prints every one.</p>` : null}
-  </section>`;
+  return html`<section class="warnings"><h2>Warnings</h2><ul>${shown.map((w) => html`<li>${clipWarning(w)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more warning')}: <code>version-policy explain</code> prints every one.</p>` : null}</section>`;
 }
 
 /** The warnings in order while they fit the budget; the rest are counted. */
@@ -302,60 +232,27 @@ export function withinBudget(all: readonly string[]): { shown: string[]; left: n
 function leftTimelines(model: ProfileTimelines): Markup | null {
   const l = model.leftTimelines;
   if (l.timelines === 0) return null;
-  return html`<p class="more left-timelines" data-left="${l.timelines}">
-    and ${plural(l.timelines, 'more minor')} (${plural(l.versions, 'version')}, ${plural(l.shoots, 'Shoot')}) not drawn:
-    <code>version-policy explain</code> lists every version.
-  </p>`;
+  return html`<p class="more left-timelines" data-left="${l.timelines}">and ${plural(l.timelines, 'more minor')} (${plural(l.versions, 'version')}, ${plural(l.shoots, 'Shoot')}) not drawn: <code>version-policy explain</code> lists every version.</p>`;
 }
 
 function forcedSection(model: ProfileTimelines, input: PageInput): Markup {
   const head = html`<h2>Forced updates in the window</h2>`;
   if (!input.stateKnown)
-    return html`<section class="forced">
-      ${head}
-      <p>Not known without a cluster state.</p>
-    </section>`;
+    return html`<section class="forced">${head}<p>Not known without a cluster state.</p></section>`;
   const outside =
     model.forcedOutside > 0
       ? html`<p class="more">${plural(model.forcedOutside, 'more forced update')} outside the window.</p>`
       : null;
   if (model.forcedUpdates.length === 0)
-    return html`<section class="forced">
-      ${head}
-      <p>No Shoot on this profile uses a version that expires by ${day(input.window.to)}.</p>
-      ${outside}
-    </section>`;
+    return html`<section class="forced">${head}<p>No Shoot on this profile uses a version that expires by ${day(input.window.to)}.</p>${outside}</section>`;
   const rows = model.forcedUpdates.map((f) => forcedRow(f, input.now));
   const left =
     model.forcedLeft > 0
-      ? html`<p class="more">
-          and ${plural(model.forcedLeft, 'more forced update')} in the window: <code>version-policy explain</code> lists
-          every one.
-        </p>`
+      ? html`<p class="more">and ${plural(model.forcedLeft, 'more forced update')} in the window: <code>version-policy explain</code> lists every one.</p>`
       : null;
-  return html`<section class="forced">
-    ${head}
-    <p>
-      Shoots whose version expires by ${day(input.window.to)}: when their maintenance updates them, and to what, if
-      nothing moves them first (the maintenance forecast above has each run, auto-updates included).
-    </p>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Forced update</th>
-          <th scope="col">Shoot</th>
-          <th scope="col">Where</th>
-          <th scope="col">From</th>
-          <th scope="col">To</th>
-          <th scope="col">Details</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-    ${left}${outside}
-  </section>`;
+  return html`<section class="forced">${head}<p>Shoots whose version expires by ${day(input.window.to)}: when their maintenance updates them, and to what, if nothing moves them first (the maintenance forecast above has each run, auto-updates included).</p>
+<table><thead><tr><th scope="col">Forced update</th><th scope="col">Shoot</th><th scope="col">Where</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Details</th></tr></thead>
+<tbody>${rows}</tbody></table>${left}${outside}</section>`;
 }
 
 function forcedRow(f: ForcedUpdateRow, now: number): Markup {
@@ -373,13 +270,7 @@ function updateDate(f: ForcedUpdateRow, now: number): string {
 function notes(report: ProfileReport): Markup | null {
   if (report.notes.length === 0) return null;
   const { shown, left } = withinBudget(report.notes);
-  return html`<section class="notes">
-    <h2>Notes</h2>
-    <ul>
-      ${shown.map((n) => html`<li>${clip(n, 1024)}</li>`)}
-    </ul>
-    ${left > 0 ? html`<p class="more">and ${plural(left, 'more note')}.</p>` : null}
-  </section>`;
+  return html`<section class="notes"><h2>Notes</h2><ul>${shown.map((n) => html`<li>${clip(n, 1024)}</li>`)}</ul>${left > 0 ? html`<p class="more">and ${plural(left, 'more note')}.</p>` : null}</section>`;
 }
 
 function day(t: number): string {

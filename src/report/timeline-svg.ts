@@ -56,27 +56,15 @@ export function renderChart(input: ChartInput): Markup {
   const height = y + 6;
   const nowLine =
     now >= window.from && now <= window.to
-      ? html`<g class="now" data-at="${formatInstant(now)}"
-          ><line x1="${x(now)}" y1="13" x2="${x(now)}" y2="${height - 2}" /><text class="now-label" x="${x(now)}" y="10"
-            >now</text
-          ></g
-        >`
+      ? html`<g class="now" data-at="${formatInstant(now)}"><line x1="${x(now)}" y1="13" x2="${x(now)}" y2="${height - 2}"/><text class="now-label" x="${x(now)}" y="10">now</text></g>`
       : null;
-  return html`<svg
-    class="chart"
-    viewBox="0 0 ${G.width} ${height}"
-    role="img"
-    aria-labelledby="${input.id}-title"
-    data-from="${formatInstant(window.from)}"
-    data-to="${formatInstant(window.to)}"
-    data-chart-x="${G.chartX}"
-    data-chart-width="${G.chartWidth}"
-  >
-    <title id="${input.id}-title">
-      ${clip(input.title, TITLE_CHARS)}: versions over time, ${day(window.from)} to ${day(window.to)}
-    </title>
-    ${axis(window, x, height)} ${bands} ${nowLine} ${marks}
-  </svg>`;
+  return html`<svg class="chart" viewBox="0 0 ${G.width} ${height}" role="img" aria-labelledby="${input.id}-title" data-from="${formatInstant(window.from)}" data-to="${formatInstant(window.to)}" data-chart-x="${G.chartX}" data-chart-width="${G.chartWidth}">
+<title id="${input.id}-title">${clip(input.title, TITLE_CHARS)}: versions over time, ${day(window.from)} to ${day(window.to)}</title>
+${axis(window, x, height)}
+${bands}
+${nowLine}
+${marks}
+</svg>`;
 }
 
 /** A minor's timeline: its header band, its rows, and how many rows were left out. */
@@ -95,27 +83,11 @@ function band(
   const label = `${t.image === null ? 'Kubernetes' : clip(t.image, 40)} ${t.minor}`;
   const more =
     t.left.versions > 0
-      ? html`<text class="more" x="${G.chartX}" y="${bottom + 14}"
-          >and ${t.left.versions} more
-          version${t.left.versions === 1 ? '' : 's'}${counts ? ` (${plural(t.left.shoots, 'Shoot')})` : ''}:
-          version-policy explain lists every one</text
-        >`
+      ? html`<text class="more" x="${G.chartX}" y="${bottom + 14}">and ${t.left.versions} more version${t.left.versions === 1 ? '' : 's'}${counts ? ` (${plural(t.left.shoots, 'Shoot')})` : ''}: version-policy explain lists every one</text>`
       : null;
-  return html`<g
-    class="timeline"
-    data-kind="${t.kind}"
-    data-image="${clip(t.image ?? '', TITLE_CHARS)}"
-    data-minor="${t.minor}"
-    data-left="${t.left.versions}"
-  >
-    <rect class="band" x="0" y="${top}" width="${G.width}" height="${G.bandHeight}" /><text
-      class="band-label"
-      x="8"
-      y="${top + 15}"
-      >${label}</text
-    >${counts ? html`<text class="band-count" x="${G.countX}" y="${top + 15}">${plural(shoots, 'Shoot')}</text>` : null}
-    ${rows}${more}</g
-  >`;
+  return html`<g class="timeline" data-kind="${t.kind}" data-image="${clip(t.image ?? '', TITLE_CHARS)}" data-minor="${t.minor}" data-left="${t.left.versions}">
+<rect class="band" x="0" y="${top}" width="${G.width}" height="${G.bandHeight}"/><text class="band-label" x="8" y="${top + 15}">${label}</text>${counts ? html`<text class="band-count" x="${G.countX}" y="${top + 15}">${plural(shoots, 'Shoot')}</text>` : null}
+${rows}${more}</g>`;
 }
 
 function row(
@@ -147,41 +119,19 @@ function row(
   );
   if (marks.length > 0)
     layer.push(
-      html`<g
-        class="marks"
-        data-kind="${t.kind}"
-        data-image="${clip(t.image ?? '', TITLE_CHARS)}"
-        data-version="${clip(r.version, TITLE_CHARS)}"
-        >${marks}</g
-      >`,
+      html`<g class="marks" data-kind="${t.kind}" data-image="${clip(t.image ?? '', TITLE_CHARS)}" data-version="${clip(r.version, TITLE_CHARS)}">${marks}</g>`,
     );
   const marksLeft =
     r.marksLeft > 0
-      ? html`<text class="marks-left" x="${G.chartX + G.chartWidth + 2}" y="${top + 9}"
-          >+${r.marksLeft}<title>
-            ${plural(r.marksLeft, 'more day')} with steps from ${clip(r.version, TITLE_CHARS)}: version-policy forecast
-            lists every one
-          </title></text
-        >`
+      ? html`<text class="marks-left" x="${G.chartX + G.chartWidth + 2}" y="${top + 9}">+${r.marksLeft}<title>${plural(r.marksLeft, 'more day')} with steps from ${clip(r.version, TITLE_CHARS)}: version-policy forecast lists every one</title></text>`
       : null;
   const count = counts
-    ? html`<g class="count${r.shoots > 0 ? ' in-use' : ''}" data-shoots="${r.shoots}"
-        >${r.shoots > 0 ? html`<rect x="${G.countX - 4}" y="${top + 3}" width="${pillWidth(r.shoots)}" height="${G.rowHeight - 6}" rx="9" />` : null}<text
-          x="${G.countX + 4}"
-          y="${top + 16}"
-          >${plural(r.shoots, 'Shoot')}</text
-        ></g
-      >`
+    ? html`<g class="count${r.shoots > 0 ? ' in-use' : ''}" data-shoots="${r.shoots}">${r.shoots > 0 ? html`<rect x="${G.countX - 4}" y="${top + 3}" width="${pillWidth(r.shoots)}" height="${G.rowHeight - 6}" rx="9"/>` : null}<text x="${G.countX + 4}" y="${top + 16}">${plural(r.shoots, 'Shoot')}</text></g>`
     : null;
   return html`<g class="row" data-version="${clip(r.version, TITLE_CHARS)}" data-shoots="${counts ? r.shoots : ''}">
-    ${index % 2 === 1 ? html`<rect class="stripe" x="0" y="${top}" width="${G.width}" height="${G.rowHeight}" />` : null}<text
-      class="version"
-      x="${G.chartX - 10}"
-      y="${top + 16}"
-      >${clip(r.version, LABEL_CHARS)}<title>${clip(r.version, TITLE_CHARS)}</title></text
-    >
-    ${segments}${undrawn}${extended}${marksLeft}${count}</g
-  > `;
+${index % 2 === 1 ? html`<rect class="stripe" x="0" y="${top}" width="${G.width}" height="${G.rowHeight}"/>` : null}<text class="version" x="${G.chartX - 10}" y="${top + 16}">${clip(r.version, LABEL_CHARS)}<title>${clip(r.version, TITLE_CHARS)}</title></text>
+${segments}${undrawn}${extended}${marksLeft}${count}</g>
+`;
 }
 
 function segment(version: string, s: Segment, x: (t: number) => number, top: number, height: number): Markup {
@@ -189,38 +139,14 @@ function segment(version: string, s: Segment, x: (t: number) => number, top: num
   const x0 = x(s.start);
   const x1 = x(s.end);
   const title = `${clip(version, TITLE_CHARS)}: ${clip(style.label, 40)} ${since(s.start)} ${until(s.end)}`;
-  return html`<g
-    class="segment"
-    data-stage="${clip(s.stage, 40)}"
-    data-start="${instant(s.start)}"
-    data-end="${instant(s.end)}"
-    ><title>${title}</title
-    ><rect
-      class="seg s-${style.key}"
-      x="${x0}"
-      y="${top}"
-      width="${round(x1 - x0)}"
-      height="${height}"
-      fill="url(#vp-${style.key})"
-    />${label(style, x0, x1, top)}</g
-  >`;
+  return html`<g class="segment" data-stage="${clip(s.stage, 40)}" data-start="${instant(s.start)}" data-end="${instant(s.end)}"><title>${title}</title><rect class="seg s-${style.key}" x="${x0}" y="${top}" width="${round(x1 - x0)}" height="${height}" fill="url(#vp-${style.key})"/>${label(style, x0, x1, top)}</g>`;
 }
 
 function undrawnSegment(r: TimelineRow, x: (t: number) => number, top: number, height: number): Markup {
   const x0 = x(r.undrawn!.from);
   const x1 = x(Infinity);
   const title = `${clip(r.version, TITLE_CHARS)}: ${r.undrawn!.changes} more stage changes from ${formatInstant(r.undrawn!.from)} not drawn`;
-  return html`<g class="segment undrawn" data-stage="" data-start="${instant(r.undrawn!.from)}" data-end=""
-    ><title>${title}</title
-    ><rect
-      class="seg s-undrawn"
-      x="${x0}"
-      y="${top}"
-      width="${round(x1 - x0)}"
-      height="${height}"
-      fill="url(#vp-undrawn)"
-    />${label(UNDRAWN, x0, x1, top)}</g
-  >`;
+  return html`<g class="segment undrawn" data-stage="" data-start="${instant(r.undrawn!.from)}" data-end=""><title>${title}</title><rect class="seg s-undrawn" x="${x0}" y="${top}" width="${round(x1 - x0)}" height="${height}" fill="url(#vp-undrawn)"/>${label(UNDRAWN, x0, x1, top)}</g>`;
 }
 
 /** The stage's word where it fits, else its letter: the stage reads without the legend. */
@@ -253,25 +179,10 @@ function axis(window: TimelineWindow, x: (t: number) => number, height: number):
     const text = !labelled || d.getUTCMonth() === 0 ? `${name} ${d.getUTCFullYear()}` : name;
     labelled = true;
     ticks.push(
-      html`<line
-          class="tick"
-          data-month="${d.toISOString().slice(0, 7)}"
-          x1="${x(at)}"
-          y1="16"
-          x2="${x(at)}"
-          y2="${height - 4}"
-        /><text class="tick-label" x="${x(at) + 3}" y="28">${text}</text>`,
+      html`<line class="tick" data-month="${d.toISOString().slice(0, 7)}" x1="${x(at)}" y1="16" x2="${x(at)}" y2="${height - 4}"/><text class="tick-label" x="${x(at) + 3}" y="28">${text}</text>`,
     );
   }
-  return html`<g class="axis"
-    ><line
-      class="axis-line"
-      x1="${G.chartX}"
-      y1="${G.axisHeight - 2}"
-      x2="${G.chartX + G.chartWidth}"
-      y2="${G.axisHeight - 2}"
-    />${ticks}</g
-  >`;
+  return html`<g class="axis"><line class="axis-line" x1="${G.chartX}" y1="${G.axisHeight - 2}" x2="${G.chartX + G.chartWidth}" y2="${G.axisHeight - 2}"/>${ticks}</g>`;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
