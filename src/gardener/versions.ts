@@ -8,10 +8,12 @@ import { STAGE_ORDER } from '../api/types.js';
 import { compareVersions, parseVersion } from './semver/helpers.js';
 
 export {
+  beyondKubeletSkew,
   compareAs,
   compareVersions,
   kubeletConstraint,
   type KubeletVerdict,
+  MAX_KUBELET_SKEW_MINORS,
   meetsConstraint,
   minorKey,
   normalize,

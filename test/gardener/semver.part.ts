@@ -3,6 +3,7 @@
 // asks the Go library itself about tens of thousands of generated cases.
 import t from 'tap';
 import {
+  beyondKubeletSkew,
   compareAs,
   compareVersions,
   kubeletConstraint,
@@ -154,6 +155,15 @@ t.test("Gardener's helpers: normalised comparison, and one verdict on a kubelet"
     reason: 'cannot parse the kubeletVersionConstraint: improper constraint: "newest"',
   });
   t.match(kubeletConstraint('>= 1.30', '1.31.0.1'), { meets: false, reason: /kubelet version "1.31.0.1"/ });
+});
+
+t.test("the kubelet skew: the control plane at or above the pool's fourth next minor", async (t) => {
+  t.notOk(beyondKubeletSkew('1.28.9', '1.31.0'), 'three minors behind');
+  t.ok(beyondKubeletSkew('1.27.3', '1.31.0'), 'four minors behind');
+  t.ok(beyondKubeletSkew('1.31.0', '2.0.0'), 'a major ahead counts, as in Gardener');
+  t.ok(beyondKubeletSkew('1.27.3', '1.31.0-rc.1'), 'the control plane is normalised: 1.31.0-rc.1 is 1.31.0');
+  t.notOk(beyondKubeletSkew('1.28.0', '1.31.99'), 'three minors behind, any patch');
+  t.notOk(beyondKubeletSkew('latest', '1.31.0'), 'unreadable: not judged');
 });
 
 // A backtracking reading of Masterminds' expressions would take minutes on these; the file's

@@ -2,7 +2,7 @@
 // (images, control plane, pinned pools), the run's dry run, then the next day with the result.
 import { strategyOf } from '../update-path.js';
 import type { CloudProfileSpec, ExpirableVersion, Shoot, Worker } from '../../api/types.js';
-import { compareVersions, kubeletConstraint, parseVersion, stagesOf } from '../versions.js';
+import { beyondKubeletSkew, compareVersions, kubeletConstraint, parseVersion, stagesOf } from '../versions.js';
 import { type PoolFacts, poolFacts } from './pool-filter.js';
 import { firstAtOrAfter } from '../../util/sorted.js';
 import { nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
@@ -23,8 +23,6 @@ interface State {
   pools: Pool[];
 }
 
-/** Pinned pools may be at most three minors behind the control plane (val/shoot.go, validateWorkerGroupAndControlPlaneKubernetesVersion). */
-const MAX_POOL_SKEW_MINORS = 3;
 const DAY_MS = 86_400_000;
 
 /** The auto-update flags after Gardener's defaulting: Kubernetes on only when the whole block is absent, images on unless false (defaults_shoot.go, SetDefaults_Shoot). */
@@ -279,11 +277,10 @@ function stepMemo(
 }
 
 function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
-  const cp = parseVersion(state.controlPlane);
   for (const pool of state.pools) {
     const kubelet = pool.kubernetes ?? state.controlPlane;
-    const k = parseVersion(kubelet);
-    if (cp && k && cp.major === k.major && cp.minor - k.minor > MAX_POOL_SKEW_MINORS) {
+    // Pinned pools may be at most three minors behind (SHOOT-NO-MINOR-SKIP's reading, Gardener's).
+    if (beyondKubeletSkew(kubelet, state.controlPlane)) {
       return {
         kind: 'skew',
         message: `worker pool "${pool.name}" on ${kubelet} would be more than three minors behind control plane ${state.controlPlane} ("worker group kubernetes version must be at most three minor versions behind control plane version")`,

@@ -46,6 +46,21 @@ export function meetsConstraint(version: string, constraint: string): boolean {
   return typeof c !== 'string' && v !== undefined && c.check(v);
 }
 
+/** The kubelet may be up to three minors older than the API server (Kubernetes' version skew policy). */
+export const MAX_KUBELET_SKEW_MINORS = 3;
+
+/**
+ * Whether a worker pool's Kubernetes version is more than three minors behind the control plane's,
+ * as Gardener decides it (validateWorkerGroupAndControlPlaneKubernetesVersion): the control plane
+ * at or above the pool's fourth next minor (IncMinor), compared by CompareVersions. False when
+ * either cannot be read.
+ */
+export function beyondKubeletSkew(worker: string, controlPlane: string): boolean {
+  let limit = parseVersion(worker);
+  for (let i = 0; i <= MAX_KUBELET_SKEW_MINORS && limit; i++) limit = limit.nextMinor();
+  return limit !== undefined && compareAs(controlPlane, '>=', limit.toString());
+}
+
 /** `meets` false with a `reason` when a side cannot be read. */
 export interface KubeletVerdict {
   meets: boolean;

@@ -4,7 +4,7 @@
 // strategy may not skip a minor either, since its nodes are upgraded, not replaced.
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
 import { defineRule, WRITES } from '../rule.js';
-import { compareAs, parseVersion } from '../../gardener/versions.js';
+import { beyondKubeletSkew, compareAs, MAX_KUBELET_SKEW_MINORS, parseVersion } from '../../gardener/versions.js';
 import {
   deletingUpdate,
   kubeletVersionOf,
@@ -19,8 +19,6 @@ import {
 const versionField = (i: number) => workerPath(i).child('kubernetes', 'version');
 
 const IN_PLACE = new Set(['AutoInPlaceUpdate', 'ManualInPlaceUpdate']);
-/** The kubelet may be up to three minors older than the API server. */
-const MAX_MINORS_BEHIND = 3;
 
 export const shootNoMinorSkip = defineRule({
   id: 'SHOOT-NO-MINOR-SKIP',
@@ -54,11 +52,11 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
           `worker pool "${w.name}": worker group kubernetes version must not be higher than control plane version: "${version}" > "${shoot.spec.kubernetes.version}"`,
         ),
       );
-    } else if (tooFarBehind(version, cp)) {
+    } else if (beyondKubeletSkew(version, cp)) {
       out.push(
         forbidden(
           versionField(i),
-          `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_MINORS_BEHIND} minors behind "${shoot.spec.kubernetes.version}"`,
+          `worker pool "${w.name}": worker group kubernetes version must be at most three minor versions behind control plane version: "${version}" is more than ${MAX_KUBELET_SKEW_MINORS} minors behind "${shoot.spec.kubernetes.version}"`,
         ),
       );
     }
@@ -83,13 +81,6 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
 function skipsMinor(from: string, to: string): boolean {
   const afterNext = parseVersion(from)?.nextMinor()?.nextMinor();
   return afterNext !== undefined && compareAs(to, '>=', afterNext.toString());
-}
-
-/** The control plane is at or above the worker's fourth next minor. */
-function tooFarBehind(worker: string, cp: string): boolean {
-  let limit = parseVersion(worker);
-  for (let i = 0; i <= MAX_MINORS_BEHIND && limit; i++) limit = limit.nextMinor();
-  return limit !== undefined && compareAs(cp, '>=', limit.toString());
 }
 
 function nextMinor(version: string): string {
