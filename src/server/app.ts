@@ -200,6 +200,14 @@ export function buildProbeServer(opts: {
     forceCloseConnections: true,
   });
   limitConnections(app, opts.limits ?? defaultConfig().server, opts.metrics, 'probes', opts.logger);
+  // Nothing here takes a body: refuse one before it arrives, and close, so that no slow body holds
+  // a slot the kubelet's next probe needs (fastify would wait for it, on a route or a 404).
+  app.addHook('onRequest', async (req, reply) => {
+    const { 'content-length': length, 'transfer-encoding': chunked } = req.headers;
+    if ((length === undefined || length === '0') && chunked === undefined) return;
+    reply.header('connection', 'close');
+    return answerError(webhookError('BODY_TOO_LARGE', 0), req, reply, 0);
+  });
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   if (opts.pages) registerProfilePages(app, opts.pages);

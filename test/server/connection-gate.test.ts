@@ -282,3 +282,40 @@ t.test('the probe port has the same gate', async (t) => {
   await bClosed;
   t.equal(await counted(s, 'evictedConnections', 'probes', { state: 'unused' }), 1);
 });
+
+t.test('the probe port takes no body: a request declaring one is refused at once, and closed', async (t) => {
+  const s = await startServer();
+  t.teardown(s.close);
+  const probes = buildProbeServer({
+    readiness: s.server.readiness,
+    metrics: s.server.metrics,
+    logger: createLogger('silent'),
+    limits: defaultConfig().server,
+  });
+  await probes.listen({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => probes.close());
+  const port = Number(new URL(urlOf('http', probes)).port);
+  const ask = async (head: string) => {
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const c = net.connect(port, '127.0.0.1', () => resolve(c));
+      c.once('error', reject);
+    });
+    const closed = closedAfter(socket);
+    socket.write(head);
+    return (await closed).received;
+  };
+  for (const [what, header] of [
+    ['a declared length', 'Content-Length: 1000000'],
+    ['a chunked body', 'Transfer-Encoding: chunked'],
+  ]) {
+    // The body never comes: only the refusal and the close end this.
+    const got = await ask(`POST /healthz HTTP/1.1\r\nHost: localhost\r\n${header}\r\n\r\n`);
+    t.match(got, /^HTTP\/1\.1 413 /, `${what}: 413`);
+    t.match(got, /connection: close/i, `${what}: the connection is closed`);
+  }
+  t.match(
+    await ask('GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'),
+    /^HTTP\/1\.1 200 /,
+    'an empty body is no body: answered',
+  );
+});
