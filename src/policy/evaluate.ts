@@ -32,6 +32,13 @@ import { effectiveProfileRef } from '../api/types.js';
 import type { Warning } from './warning.js';
 import { allWarningTexts, budgetWarnings } from './warnings/budget.js';
 import { type WarningCheck, WARNINGS } from './warnings/index.js';
+import {
+  answerForecast,
+  type ForecastAnswer,
+  type ProfileUpdate,
+  provideForecast,
+  wantsForecast,
+} from './warnings/forecast.js';
 
 export interface EvaluateOptions {
   /** Epoch milliseconds. */
@@ -61,21 +68,53 @@ export function notReadyMessage(state: ClusterState): string {
 }
 
 export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decision {
+  return beginEvaluation(request, opts).finish();
+}
+
+/** A review between its mutating path and its rules: where the server hands in a forecast made off the event loop. */
+export interface Evaluation {
+  /** True when the rules or warnings read the maintenance forecast of this profile UPDATE. */
+  readonly wantsForecast: boolean;
+  /** The forecast, computed here: what a worker thread runs for the server, on the same request, state and instant. */
+  forecast(): ForecastAnswer;
+  /** The decision; `forecast`, when given, stands in for the forecast judging would otherwise compute here. */
+  finish(forecast?: ForecastAnswer): Decision;
+}
+
+/** Runs the mutating path and prepares the rules' context; `finish` judges. evaluate() is both at once. */
+export function beginEvaluation(request: PolicyRequest, opts: EvaluateOptions): Evaluation {
   const mutation =
     opts.mutate === false
       ? undefined
       : applyMutatingPath(request, { now: opts.now, config: opts.config, state: opts.state });
   const object = mutation?.object ?? request.object;
   const ctx = buildContext(request, object, opts);
-
-  const violations: Violation[] = [];
-  const notes: string[] = [];
-  const warnings: Warning[] = mutation ? mutation.warnings.slice() : [];
   // A write without an object (a malformed request in `check`) has nothing for the rules to judge.
   const rules =
     request.operation !== 'DELETE' && !object
       ? NO_RULES
       : rulesFor(opts.rules ?? RULES, request.kind, request.operation);
+  const wants = wantsForecast(ctx, rules.some((r) => r.id === 'FORECAST') && ruleEnabled(opts.config, 'FORECAST'));
+  return {
+    wantsForecast: wants,
+    forecast: () => (wants ? answerForecast(ctx as ProfileUpdate) : { findings: [], skippedGroups: 0 }),
+    finish(forecast) {
+      if (forecast && ctx.prepared) provideForecast(ctx.prepared, forecast);
+      return judge(ctx, object, rules, mutation, opts);
+    },
+  };
+}
+
+function judge(
+  ctx: RuleContext,
+  object: PolicedObject | undefined,
+  rules: readonly Rule<RuleId>[],
+  mutation: ReturnType<typeof applyMutatingPath> | undefined,
+  opts: EvaluateOptions,
+): Decision {
+  const violations: Violation[] = [];
+  const notes: string[] = [];
+  const warnings: Warning[] = mutation ? mutation.warnings.slice() : [];
   for (const rule of rules) {
     if (!ruleEnabled(opts.config, rule.id)) continue;
     if (!opts.state.synced && rule.needsState(ctx)) {
@@ -94,9 +133,9 @@ export function evaluate(request: PolicyRequest, opts: EvaluateOptions): Decisio
       violations,
       warnings: budgetWarnings(warnings),
       notes,
-      ...(object && request.operation !== 'DELETE' ? { object } : {}),
+      ...(object && ctx.operation !== 'DELETE' ? { object } : {}),
       mutated: mutation?.mutated ?? false,
-      ...(mutation?.mutated && request.operation !== 'DELETE' ? { patch: mutation.patch } : {}),
+      ...(mutation?.mutated && ctx.operation !== 'DELETE' ? { patch: mutation.patch } : {}),
     },
     warnings,
   );

@@ -77,6 +77,11 @@ export class Prepared {
     this.#values.set(key, value);
     return value;
   }
+
+  /** Puts a value computed elsewhere under `key`: a later `get` returns it. */
+  set<T>(key: PreparedKey<T>, value: T): void {
+    this.#values.set(key, value);
+  }
 }
 
 export interface CloudProfileContext extends ContextBase {

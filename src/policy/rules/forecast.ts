@@ -14,7 +14,16 @@ type ProfileUpdate = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE'>
 function check(ctx: ProfileUpdate): FieldViolation[] {
   const deny = new Set(ctx.config.forecast.deny);
   if (deny.size === 0) return [];
-  const { findings, skippedGroups } = forecastOfUpdate(ctx);
+  const answer = forecastOfUpdate(ctx);
+  // No forecast (the server's worker did not answer): the webhook cannot know, so it denies.
+  if ('unavailable' in answer)
+    return [
+      forbidden(
+        fieldPath(),
+        `maintenance forecast not available: ${answer.unavailable}, so forecast.deny cannot be judged; retry, or run version-policy forecast --proposed`,
+      ),
+    ];
+  const { findings, skippedGroups } = answer;
   const out = findings
     .filter((f) => deny.has(f.condition))
     .map((f) =>
