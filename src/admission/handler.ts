@@ -2,7 +2,8 @@
 // line and the metrics need. No HTTP here (the server owns transport); no I/O (evaluate is pure).
 import type { ClusterState } from '../api/cluster-state.js';
 import type { Config } from '../config.js';
-import { evaluate } from '../policy/evaluate.js';
+import { beginEvaluation } from '../policy/evaluate.js';
+import type { ForecastAnswer } from '../policy/warnings/forecast.js';
 import type { FieldError } from '../api/parse.js';
 import type { Decision, RuleId } from '../policy/decision.js';
 import { formatDenial } from '../policy/decision.js';
@@ -28,6 +29,12 @@ export interface AdmissionContext {
   rules?: readonly Rule<RuleId>[];
   /** The warning checks evaluate() runs; all unless a test narrows them. */
   warningChecks?: readonly WarningCheck[];
+  /**
+   * The review's maintenance forecast, made elsewhere (the server's worker thread, on the same
+   * bytes, state and instant); without it, a review that reads the forecast computes it here.
+   * Never rejects: an answer it cannot give is `unavailable`.
+   */
+  forecast?: () => Promise<ForecastAnswer>;
 }
 
 export interface AdmissionOutcome {
@@ -60,15 +67,29 @@ export function formatFieldError(e: FieldError): string {
 
 /**
  * Judges one request. `problems` are what the request schema found wrong past the uid; such a
- * request is refused with 400 and never evaluated.
+ * request is refused with 400 and never evaluated. A promise only when the review waits for its
+ * forecast (`ctx.forecast`).
  */
 export function admit(
   webhook: Webhook,
   req: AdmissionRequest,
   problems: readonly string[],
+  ctx: AdmissionContext & { forecast?: undefined },
+): AdmissionOutcome;
+export function admit(
+  webhook: Webhook,
+  req: AdmissionRequest,
+  problems: readonly string[],
   ctx: AdmissionContext,
-): AdmissionOutcome {
-  return audited(judge(webhook, req, problems, ctx));
+): AdmissionOutcome | Promise<AdmissionOutcome>;
+export function admit(
+  webhook: Webhook,
+  req: AdmissionRequest,
+  problems: readonly string[],
+  ctx: AdmissionContext,
+): AdmissionOutcome | Promise<AdmissionOutcome> {
+  const outcome = judge(webhook, req, problems, ctx);
+  return outcome instanceof Promise ? outcome.then(audited) : audited(outcome);
 }
 
 function judge(
@@ -76,7 +97,7 @@ function judge(
   req: AdmissionRequest,
   problems: readonly string[],
   ctx: AdmissionContext,
-): AdmissionOutcome {
+): AdmissionOutcome | Promise<AdmissionOutcome> {
   const uid = req.uid;
   if (problems.length > 0)
     return {
@@ -100,23 +121,32 @@ function judge(
     return { response: allowed(uid), rules: [], judged: NO_WARNINGS };
 
   try {
-    const decision = evaluate(mapped.request, {
+    const evaluation = beginEvaluation(mapped.request, {
       now: ctx.now,
       config: ctx.config,
       state: ctx.state,
       ...(ctx.rules ? { rules: ctx.rules } : {}),
       ...(ctx.warningChecks ? { warningChecks: ctx.warningChecks } : {}),
     });
-    return answer(webhook, uid, decision);
+    if (ctx.forecast && evaluation.wantsForecast)
+      return ctx.forecast().then(
+        (forecast) => answer(webhook, uid, evaluation.finish(forecast)),
+        (error: unknown) => failed(uid, error),
+      );
+    return answer(webhook, uid, evaluation.finish());
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return {
-      response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)),
-      rules: [],
-      judged: NO_WARNINGS,
-      error,
-    };
+    return failed(uid, error);
   }
+}
+
+function failed(uid: string, error: unknown): AdmissionOutcome {
+  const detail = error instanceof Error ? error.message : String(error);
+  return {
+    response: errored(uid, ERRORS.EVALUATION_FAILED.status, ERRORS.EVALUATION_FAILED.message(detail)),
+    rules: [],
+    judged: NO_WARNINGS,
+    error,
+  };
 }
 
 function answer(webhook: Webhook, uid: string, decision: Decision): AdmissionOutcome {

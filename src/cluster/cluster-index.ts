@@ -1,7 +1,8 @@
 // The in-memory cluster state: one store per kind (profile-stores.ts, shoot-store.ts), updated one
 // object at a time. Static state (files) fills it once; the informers apply every watch event to
 // it, and a relist builds a fresh store beside the serving one and swaps it in with one
-// assignment, so a request sees the old snapshot or the new one, never a half-built one.
+// assignment, so a request sees the old snapshot or the new one, never a half-built one. Every
+// change is told to the observers (the server's worker mirror, server/workers/state-feed.ts).
 import type { CloudProfile, Kind, NamespacedCloudProfile, PolicedObject, ProfileRef, Shoot } from '../api/types.js';
 import { CloudProfileStore, NamespacedProfileStore } from './profile-stores.js';
 import { ShootStore } from './shoot-store.js';
@@ -31,12 +32,19 @@ export function upsertInto(store: KindStore, obj: PolicedObject): void {
   else throw new Error(`a ${obj.kind} does not belong in the ${store.kind} store`);
 }
 
+/** One change of the index, as its observers see it: a swap hands over both stores, for a diff by identity. */
+export type IndexChange =
+  | { op: 'upsert'; object: PolicedObject }
+  | { op: 'remove'; kind: Kind; namespace: string | undefined; name: string }
+  | { op: 'swap'; kind: Kind; before: KindStore; after: KindStore };
+
 export class ClusterIndex implements ClusterState {
   private cloudProfiles = new CloudProfileStore();
   private ncps = new NamespacedProfileStore();
   private shoots = new ShootStore();
   private unsynced: boolean;
   private notReady: (() => string | undefined) | undefined;
+  private observers: Array<(change: IndexChange) => void> = [];
 
   constructor(synced = true) {
     this.unsynced = !synced;
@@ -71,10 +79,20 @@ export class ClusterIndex implements ClusterState {
 
   upsert(obj: PolicedObject): void {
     upsertInto(this.store(obj.kind), obj);
+    for (const o of this.observers) o({ op: 'upsert', object: obj });
   }
 
   remove(kind: Kind, namespace: string | undefined, name: string): void {
     this.store(kind).remove(namespace, name);
+    for (const o of this.observers) o({ op: 'remove', kind, namespace, name });
+  }
+
+  /** Tells `observer` every later change, in order; returns the call that stops it. */
+  observe(observer: (change: IndexChange) => void): () => void {
+    this.observers.push(observer);
+    return () => {
+      this.observers = this.observers.filter((o) => o !== observer);
+    };
   }
 
   /** The store currently serving `kind`. */
@@ -85,9 +103,11 @@ export class ClusterIndex implements ClusterState {
 
   /** Serves `store` from now on, in place of the current store of its kind: O(1). */
   swap(store: KindStore): void {
+    const before = this.store(store.kind);
     if (store.kind === 'CloudProfile') this.cloudProfiles = store;
     else if (store.kind === 'NamespacedCloudProfile') this.ncps = store;
     else this.shoots = store;
+    for (const o of this.observers) o({ op: 'swap', kind: store.kind, before, after: store });
   }
 
   /** Drops every object of a kind. */

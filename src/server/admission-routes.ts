@@ -18,6 +18,8 @@ import { webhookError } from '../admission/errors.js';
 import { bounded } from '../admission/limits.js';
 import { reviewResponse } from '../admission/response.js';
 import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/review.js';
+import type { Config } from '../config.js';
+import type { ForecastAnswer } from '../policy/warnings/forecast.js';
 import { REVIEW_KIND } from '../admission/review.js';
 import { admissionLogger, loggable, loggedFraction, type AdmissionLine } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
@@ -37,6 +39,18 @@ export interface AdmissionRouteOptions {
   context: () => AdmissionContext;
   /** The most bytes an encoded body may decode to while we look for its uid (the body limit). */
   bodyLimit: number;
+  /** Makes a review's forecast off the event loop, from its bytes; without it, the forecast runs in the review. */
+  forecaster?: ReviewForecaster;
+}
+
+/** The server's worker, as the routes use it (workers/landscape.ts). */
+export interface ReviewForecaster {
+  reviewForecast(input: {
+    body: Uint8Array;
+    contentType: string | undefined;
+    now: number;
+    config: Config;
+  }): Promise<ForecastAnswer>;
 }
 
 interface Judged {
@@ -56,6 +70,8 @@ declare module 'fastify' {
     admission: Judged | null;
     /** Content-Type and Content-Encoding as the client sent them (onRequest keeps them); null off the admission routes. */
     bodyHeaders: BodyHeaders | null;
+    /** The body's bytes, for the forecast worker, which decodes them again; null until read. */
+    bodyBytes: Buffer | null;
   }
 }
 
@@ -109,6 +125,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
   // The verdict travels to onResponse on the request itself: a WeakMap's values outlive the young generation.
   app.decorateRequest('admission', null);
   app.decorateRequest('bodyHeaders', null);
+  app.decorateRequest('bodyBytes', null);
 
   // One parser for every content type: the raw bytes (fastify has already answered 413 past the
   // body limit), so that a uid is read even from a body refused for its type or encoding.
@@ -117,6 +134,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
     const headers = req.bodyHeaders;
     if (headers === null) return done(null, undefined); // not an admission route: no one reads it
     const bytes = body as Buffer;
+    if (opts.forecaster) req.bodyBytes = bytes;
     const plain = contentCodings(headers.contentEncoding).length === 0;
     if (plain && bytes.length <= INCREMENTAL_BODY_BYTES) return done(null, decodeBody(bytes, headers));
     // A big body is parsed in pieces, never blocking the loop for long (issue 13).
@@ -150,7 +168,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         req.headers['content-type'] = 'application/octet-stream';
         done();
       },
-      handler: (req: FastifyRequest): AdmissionReviewResponse => {
+      handler: (req: FastifyRequest): AdmissionReviewResponse | Promise<AdmissionReviewResponse> => {
         const decoded = (req.body as DecodedBody | undefined) ?? NO_BODY;
         if (!decoded.ok) {
           const { identity, error } = decoded;
@@ -168,16 +186,30 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         const request = review.request;
         // fastify's reqId, then ours; no child logger per request, which cost a sixth of the throughput.
         const identity = logIdentityOf(req.id, webhook, request);
-        const outcome = admit(webhook, request, decoded.problems, opts.context());
-        if (outcome.error !== undefined)
-          opts.logger.error({ ...identity, err: outcome.error }, 'exception while judging; refused with code 500');
-        req.admission = {
-          outcome,
-          identity,
-          kind: kindLabel(request.kind?.kind),
-          operation: operationLabel(request.operation),
+        const context = opts.context();
+        const { forecaster } = opts;
+        const bytes = req.bodyBytes;
+        if (forecaster && bytes)
+          context.forecast = () =>
+            forecaster.reviewForecast({
+              body: bytes,
+              contentType: req.bodyHeaders?.contentType,
+              now: context.now,
+              config: context.config,
+            });
+        const answered = (outcome: AdmissionOutcome): AdmissionReviewResponse => {
+          if (outcome.error !== undefined)
+            opts.logger.error({ ...identity, err: outcome.error }, 'exception while judging; refused with code 500');
+          req.admission = {
+            outcome,
+            identity,
+            kind: kindLabel(request.kind?.kind),
+            operation: operationLabel(request.operation),
+          };
+          return reviewResponse(review, outcome.response);
         };
-        return reviewResponse(review, outcome.response);
+        const outcome = admit(webhook, request, decoded.problems, context);
+        return outcome instanceof Promise ? outcome.then(answered) : answered(outcome);
       },
       onResponse: (req: FastifyRequest, reply: FastifyReply, done) => {
         const entry = req.admission;

@@ -22,7 +22,7 @@ import { WebhookError, webhookError } from '../admission/errors.js';
 import type { RuleId } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';
 import type { WarningCheck } from '../policy/warnings/index.js';
-import { registerAdmissionRoutes } from './admission-routes.js';
+import { registerAdmissionRoutes, type ReviewForecaster } from './admission-routes.js';
 import {
   applyConnectionLimits,
   TLS_CIPHERS,
@@ -64,6 +64,8 @@ export interface ServerOptions {
   serveMetrics?: boolean;
   /** The fleet forecast the /profiles index counts from, when the pages are on this port. */
   forecast?: ProfilePagesOptions['forecast'];
+  /** Makes the reviews' forecasts off the event loop (the landscape worker); without it they run in the review. */
+  forecaster?: ReviewForecaster;
   /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
   eventLoopWindowMs?: number;
 }
@@ -144,6 +146,7 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     metrics,
     logger,
     bodyLimit: config.server.bodyLimitBytes,
+    ...(opts.forecaster ? { forecaster: opts.forecaster } : {}),
     context: () => ({
       now: now(),
       config,

@@ -68,7 +68,7 @@ export function registerForecastMetrics(
   });
   new Gauge({
     name: 'version_policy_forecast_duration_seconds',
-    help: 'Time the last fleet forecast took on the event loop, in slices of about 10 ms (one Shoot at least) between admission reviews; 0 before the first.',
+    help: 'CPU time the last fleet forecast took in the landscape worker thread, off the event loop that answers admission reviews; 0 before the first.',
     registers,
     collect() {
       this.set((refresher.latest()?.busyMs ?? 0) / 1000);

@@ -1,11 +1,20 @@
-// The fleet forecast, kept fresh off the admission path: recomputed at most every few minutes in
-// the background, a Shoot at a time with a pause every few milliseconds, so the event loop that
-// answers admission reviews never waits on it for long. The metrics (forecast-metrics.ts) and the
-// /profiles index read the last result; a scrape never computes anything.
+// The fleet forecast, kept fresh off the admission path: recomputed at most every few minutes by
+// the landscape worker (workers/fleet-forecast.ts), in a thread of its own, so the event loop that
+// answers admission reviews only takes in the result, a part at a time. The metrics
+// (forecast-metrics.ts) and the /profiles index read the last result; a scrape never computes
+// anything. Without a worker (tests, benches) the same task runs here, in slices.
 import type { ClusterState } from '../api/cluster-state.js';
-import { eventsByVersion, forecastEach, versionKey } from '../gardener/forecast/index.js';
-import { byKey, chainOf } from '../report/chains.js';
+import { objectKey, type ProfileRef, type Shoot } from '../api/types.js';
 import type { ShootChain } from '../report/step-marks.js';
+import {
+  fleetForecast,
+  type FleetForecastDone,
+  type FleetForecastInput,
+  type FleetForecastPart,
+  type VersionCounts,
+} from './workers/fleet-forecast.js';
+
+export type { VersionCounts } from './workers/fleet-forecast.js';
 
 /** Five minutes: a forecast moves by maintenance windows (days); 10,000 Shoots cost 1–2 s of CPU. */
 export const REFRESH_MS = 5 * 60_000;
@@ -13,20 +22,8 @@ export const REFRESH_MS = 5 * 60_000;
 const RETRY_MS = 10_000;
 /** The horizon: forced updates count within 7 and 30 days, failures within all of it; the /profiles pages draw it. */
 export const HORIZON_DAYS = 180;
-/** The longest the forecast holds the event loop at a stretch (a review's budget is 100 ms). */
+/** The longest the forecast works without a pause: in the worker, what a review's forecast may wait. */
 const SLICE_MS = 10;
-const DAY_MS = 86_400_000;
-
-export interface VersionCounts {
-  profile: string;
-  image: string;
-  version: string;
-  /** Shoots with a forced step away from this version within 7 and 30 days. */
-  forced7d: number;
-  forced30d: number;
-  /** Shoots with a predicted failure on this version within the horizon. */
-  failing: number;
-}
 
 export interface ForecastSummary {
   /** The forecast's now (server clock, epoch ms), and its end. */
@@ -42,12 +39,20 @@ export interface ForecastSummary {
   chains: Map<string, ShootChain[]>;
 }
 
+/** Runs a task in the landscape worker (workers/landscape.ts). */
+export interface FleetWorker {
+  ask(task: string, input: unknown, opts: { onPart?: (value: unknown) => void }): Promise<unknown>;
+}
+
 export interface ForecastRefreshOptions {
   state: ClusterState;
   now: () => number;
+  /** The clock of the slices when the forecast runs here; tests make one that moves. */
   monotonic?: () => number;
   /** Tests shorten it. */
   intervalMs?: number;
+  /** Where the forecast runs; without one, here, in slices. */
+  worker?: FleetWorker;
 }
 
 export class ForecastRefresher {
@@ -55,12 +60,10 @@ export class ForecastRefresher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<ForecastSummary | undefined> | undefined;
   private stopped = false;
-  private readonly clock: () => number;
   /** When the refresher was made (server clock): the age before the first forecast counts from here. */
   readonly since: number;
 
   constructor(private readonly opts: ForecastRefreshOptions) {
-    this.clock = opts.monotonic ?? (() => performance.now());
     this.since = opts.now();
   }
 
@@ -76,7 +79,7 @@ export class ForecastRefresher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    await this.running?.catch(() => undefined);
   }
 
   /** One refresh now (one at a time); undefined while the state has not synced. */
@@ -98,86 +101,54 @@ export class ForecastRefresher {
   }
 
   private async compute(): Promise<ForecastSummary | undefined> {
-    const { state } = this.opts;
+    const { state, worker } = this.opts;
     if (!state.synced) return undefined;
-    const at = this.opts.now();
-    const start = this.clock();
-    let busy = 0;
-    let slice = start;
-    const tally = new Tally(at);
-    const until = at + HORIZON_DAYS * DAY_MS;
+    const input: FleetForecastInput = { now: this.opts.now(), horizonDays: HORIZON_DAYS, sliceMs: SLICE_MS };
     const chains = new Map<string, ShootChain[]>();
-    for (const outcome of forecastEach(state, at, until, false)) {
-      if ('forecast' in outcome) {
-        const { profile, events } = outcome.forecast;
-        tally.add(profile, eventsByVersion(outcome.object, events));
-        if (!chains.has(profile)) chains.set(profile, []);
-        chains.get(profile)!.push(chainOf(outcome.object, events));
+    const shootsOf = new ShootsByKey(state);
+    const onPart = (value: unknown) => {
+      const part = value as FleetForecastPart;
+      let list = chains.get(part.profile);
+      if (!list) chains.set(part.profile, (list = []));
+      for (const c of part.chains) {
+        // The event loop's own Shoot: a Shoot gone since the worker read it is left out.
+        const shoot = shootsOf.get(part.profile, part.ref, c.key);
+        if (shoot) list.push({ ...c, shoot });
       }
-      if (this.clock() - slice >= SLICE_MS) {
-        busy += this.clock() - slice;
-        await new Promise((resolve) => setImmediate(resolve));
-        if (this.stopped) return undefined;
-        slice = this.clock();
-      }
-    }
-    // The pages list chains in key order; one profile's sort at a time, between pauses.
-    for (const list of chains.values()) {
-      busy += this.clock() - slice;
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = this.clock();
-      list.sort(byKey);
-    }
-    busy += this.clock() - slice;
+    };
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const done = worker
+      ? ((await worker.ask('fleet-forecast', input, { onPart })) as FleetForecastDone)
+      : await fleetForecast(input, {
+          state,
+          part: onPart,
+          pause,
+          ...(this.opts.monotonic ? { clock: this.opts.monotonic } : {}),
+        });
+    if (this.stopped) return undefined;
     this.last = {
-      at,
-      until,
-      durationMs: this.clock() - start,
-      busyMs: busy,
-      byVersion: tally.versions(),
-      byProfile: tally.profiles,
+      at: done.at,
+      until: done.until,
+      durationMs: done.durationMs,
+      busyMs: done.busyMs,
+      byVersion: done.byVersion,
+      byProfile: new Map(done.byProfile),
       chains,
     };
     return this.last;
   }
 }
 
-/** Counts Shoots, not events: a Shoot with three pools on one image version counts once there. */
-class Tally {
-  readonly profiles = new Map<string, { forced30d: number; failing: number }>();
-  private readonly rows = new Map<string, VersionCounts>();
+/** A profile's Shoots by key, made on first use per profile: parts come a profile at a time. */
+class ShootsByKey {
+  private readonly byProfile = new Map<string, Map<string, Shoot>>();
 
-  constructor(private readonly now: number) {}
+  constructor(private readonly state: ClusterState) {}
 
-  add(profile: string, events: ReturnType<typeof eventsByVersion>): void {
-    const seen = { forced7d: new Set<string>(), forced30d: new Set<string>(), failing: new Set<string>() };
-    for (const e of events) {
-      const key = `${profile}\u0000${versionKey(e.kind, e.image, e.version)}`;
-      if (!this.rows.has(key))
-        this.rows.set(key, {
-          profile,
-          image: e.image ?? '',
-          version: e.version,
-          forced7d: 0,
-          forced30d: 0,
-          failing: 0,
-        });
-      if (e.event.failure) seen.failing.add(key);
-      else if (e.event.mode === 'forced' && e.event.at < this.now + 30 * DAY_MS) {
-        seen.forced30d.add(key);
-        if (e.event.at < this.now + 7 * DAY_MS) seen.forced7d.add(key);
-      }
-    }
-    for (const field of ['forced7d', 'forced30d', 'failing'] as const)
-      for (const key of seen[field]) this.rows.get(key)![field]++;
-    const p = this.profiles.get(profile) ?? { forced30d: 0, failing: 0 };
-    p.forced30d += seen.forced30d.size > 0 ? 1 : 0;
-    p.failing += seen.failing.size > 0 ? 1 : 0;
-    this.profiles.set(profile, p);
-  }
-
-  /** Only versions with something ahead: an idle version exports no series. */
-  versions(): VersionCounts[] {
-    return [...this.rows.values()].filter((r) => r.forced30d + r.failing > 0);
+  get(profile: string, ref: ProfileRef, key: string): Shoot | undefined {
+    let shoots = this.byProfile.get(profile);
+    if (!shoots)
+      this.byProfile.set(profile, (shoots = new Map(this.state.shootsUsing(ref).map((s) => [objectKey(s), s]))));
+    return shoots.get(key);
   }
 }

@@ -3,7 +3,6 @@
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import { ClusterIndex } from '../cluster/cluster-index.js';
-import type { ClusterState } from '../api/cluster-state.js';
 import { loadStaticState } from '../cluster/static-state.js';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
@@ -13,6 +12,7 @@ import { ForecastRefresher } from './forecast-refresh.js';
 import { createMetrics, type WebhookMetrics } from './metrics.js';
 import type { CertificateSource } from './tls/certificate-source.js';
 import { writeDevCertificates } from './tls/dev-certificates.js';
+import { LandscapeWorker } from './workers/landscape.js';
 import { trackCertificateExpiry } from './tls/expiry-metric.js';
 import { FileCertificateSource } from './tls/file-source.js';
 
@@ -53,7 +53,7 @@ export const WITHOUT_STATE_REASON =
   'the webhook runs without cluster state (serve --without-cluster-state), so this request cannot be judged';
 
 interface StateHandle {
-  state: ClusterState;
+  state: ClusterIndex;
   /** Where the state comes from, for the start-up log. */
   source: string;
   /** False when the state is absent by choice: readiness does not wait for it. */
@@ -195,10 +195,17 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     throw err;
   }
   const { source, devCA } = certificates;
-  // The fleet forecast behind the forecast gauges and the /profiles counts, off the admission path.
-  const forecast = opts.withoutClusterState
+  // The landscape worker: the reviews' forecasts and the fleet forecast, off the event loop.
+  const worker = opts.withoutClusterState
     ? undefined
-    : new ForecastRefresher({ state: cluster.state, now: Date.now });
+    : new LandscapeWorker({
+        index: cluster.state,
+        logger: logger.child({ component: 'landscape-worker' }),
+        reviewTimeoutMs: config.server.forecastTimeoutSeconds * 1000,
+      });
+  worker?.start();
+  // The fleet forecast behind the forecast gauges and the /profiles counts, off the admission path.
+  const forecast = worker ? new ForecastRefresher({ state: cluster.state, now: Date.now, worker }) : undefined;
   if (forecast) registerForecastMetrics(metrics.registry, forecast);
   forecast?.start();
   const server = buildServer({
@@ -209,6 +216,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     metrics,
     serveMetrics: config.server.probePort === 0,
     ...(forecast ? { forecast } : {}),
+    ...(worker ? { forecaster: worker } : {}),
   });
   server.readiness.waitsForState = cluster.readinessWaits;
   trackCertificateExpiry(metrics.certificateExpiry, source);
@@ -226,7 +234,14 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     url = await server.listen();
     await probes?.listen({ host: config.server.host, port: config.server.probePort });
   } catch (err) {
-    await Promise.allSettled([server.app.close(), probes?.close(), source.close(), forecast?.stop(), cluster.stop()]);
+    await Promise.allSettled([
+      server.app.close(),
+      probes?.close(),
+      source.close(),
+      forecast?.stop(),
+      worker?.stop(),
+      cluster.stop(),
+    ]);
     throw new ListenError(
       `cannot listen on ${config.server.host}:${config.server.port}${probes ? ` (probes: ${config.server.probePort})` : ''}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
@@ -260,7 +275,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     ...(probeUrl ? { probeUrl } : {}),
     async stop(graceMs, delayMs) {
       const result = await server.shutdown(graceMs, delayMs);
-      await Promise.allSettled([probes?.close(), source.close(), forecast?.stop(), cluster.stop()]);
+      await Promise.allSettled([probes?.close(), source.close(), forecast?.stop(), worker?.stop(), cluster.stop()]);
       return result;
     },
   };

@@ -10,6 +10,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { ClusterState } from '../../src/api/cluster-state.js';
 import { buildServer, type WebhookServer } from '../../src/server/app.js';
+import type { ReviewForecaster } from '../../src/server/admission-routes.js';
 import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { FileCertificateSource } from '../../src/server/tls/file-source.js';
@@ -44,6 +45,8 @@ export interface TestServerOptions {
   serveMetrics?: boolean;
   /** buildServer's eventLoopWindowMs. */
   eventLoopWindowMs?: number;
+  /** buildServer's forecaster: the reviews' forecasts from a worker thread (server/workers/landscape.ts). */
+  forecaster?: ReviewForecaster;
   /**
    * Start from the product's own defaults (the config file's schema defaults: lifecycle gate off,
    * lifecycle defaulting on) instead of the test defaults (gate on, defaulting off).
@@ -200,6 +203,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     ...(opts.warningChecks ? { warningChecks: opts.warningChecks } : {}),
     ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}),
     ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}),
+    ...(opts.forecaster ? { forecaster: opts.forecaster } : {}),
   });
   const url = await server.listen();
   const port = Number(new URL(url).port);

@@ -173,9 +173,10 @@ t.test('the running webhook forecasts in the background: gauges on /metrics, cou
     await webhook.stop(1000);
     await rm(dir, { recursive: true, force: true });
   });
-  // The first forecast starts at once and takes milliseconds on the demo state.
+  // The first forecast starts at once and takes milliseconds on the demo state, once the worker
+  // thread has loaded its modules: patient, for a loaded machine.
   let age = '';
-  for (let i = 0; i < 50 && age === ''; i++) {
+  for (let i = 0; i < 600 && age === ''; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const index = parsePage(await (await fetch(`${webhook.probeUrl}/profiles`)).text()).document;
     age = attr(elements(index, (e) => attr(e, 'data-age') !== undefined)[0]!, 'data-age') ?? '';
