@@ -87,7 +87,7 @@ export interface Config extends PolicyConfig {
     connectionCheckIntervalSeconds: number;
     /**
      * A review's maintenance forecast runs in a worker thread; one not back within this is judged
-     * without it ("cannot know": a warning, or a denial under forecast.deny). Default 2: the chart's
+     * without it ("cannot know": a warning, or a denial under forecast.deny). Default 3: the chart's
      * webhook timeoutSeconds is 5, and the rest of the review must fit in what is left.
      */
     forecastTimeoutSeconds: number;
@@ -246,7 +246,7 @@ export const configSchema = {
         requestTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 300, default: 30 },
         keepAliveTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 120 },
         connectionCheckIntervalSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 30, default: 1 },
-        forecastTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 25, default: 2 },
+        forecastTimeoutSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 25, default: 3 },
         ui: {
           type: 'object',
           additionalProperties: false,

@@ -2,7 +2,8 @@
 // (state-feed.ts), asks it, and never lets it take the event loop down with it. An ask that is not
 // answered in time, or whose worker crashes, is answered "cannot know" (`Unavailable`): a review's
 // forecast then says so, and in deny mode denies. A worker that answers no ping for `hangMs` is
-// ended; one that ends is replaced after a pause, with a fresh mirror.
+// ended; one that ends is replaced after a pause, with a fresh mirror. Durations are read from
+// performance.now(): a clock frozen for tests (Date.now) must not stop them.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ClusterIndex } from '../../cluster/cluster-index.js';
@@ -98,7 +99,8 @@ export class LandscapeWorker {
     this.waitingReviews++;
     try {
       const timeoutMs = this.opts.reviewTimeoutMs;
-      const answer = await this.ask('review-forecast', { ...input, deadline: Date.now() + timeoutMs }, { timeoutMs });
+      const deadline = performance.timeOrigin + performance.now() + timeoutMs;
+      const answer = await this.ask('review-forecast', { ...input, deadline }, { timeoutMs });
       return isAnswer(answer) ? answer : { unavailable: 'the forecast worker gave no usable answer' };
     } catch (err) {
       return { unavailable: err instanceof Unavailable ? err.message : `the forecast failed: ${String(err)}` };
@@ -158,14 +160,14 @@ export class LandscapeWorker {
     worker.on('exit', (code) => this.exited(worker, code));
     this.worker = worker;
     this.feed = feed;
-    this.heardAt = this.startedAt = Date.now();
+    this.heardAt = this.startedAt = performance.now();
     this.ready = false;
     feed.start();
   }
 
   private received(worker: Worker, m: FromWorker): void {
     if (worker !== this.worker) return;
-    this.heardAt = Date.now();
+    this.heardAt = performance.now();
     if (m.t === 'ready') this.ready = true;
     else if (m.t === 'answer') this.settle(m.id, undefined, m.value);
     else if (m.t === 'failed') this.settle(m.id, new Error(m.error));
@@ -185,7 +187,7 @@ export class LandscapeWorker {
   private check(): void {
     const worker = this.worker;
     if (!worker) return;
-    const silentMs = Date.now() - this.heardAt;
+    const silentMs = performance.now() - this.heardAt;
     if (silentMs > (this.ready ? (this.opts.hangMs ?? 30_000) : (this.opts.startMs ?? 120_000))) {
       this.opts.logger?.error({ silentMs }, 'the landscape worker answers nothing: ending it');
       this.detach(new Unavailable(`the forecast worker answered nothing for ${Math.round(silentMs / 1000)} s`));
@@ -214,7 +216,7 @@ export class LandscapeWorker {
 
   private replaceLater(): void {
     if (this.stopped) return;
-    if (Date.now() - this.startedAt > STABLE_MS) this.delayMs = this.opts.restartDelayMs ?? 250;
+    if (performance.now() - this.startedAt > STABLE_MS) this.delayMs = this.opts.restartDelayMs ?? 250;
     this.respawn = setTimeout(() => {
       if (this.stopped) return;
       this.restarts++;

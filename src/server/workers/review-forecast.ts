@@ -17,14 +17,14 @@ export interface ReviewForecastInput {
   now: number;
   /** The config the event loop judges the review with. */
   config: Config;
-  /** Past this (Date.now()), the event loop has stopped waiting: the work is skipped. */
+  /** Past this (performance.timeOrigin + now(), both threads' one clock), the event loop has stopped waiting. */
   deadline: number;
 }
 
 const NONE: ForecastAnswer = { findings: [], skippedGroups: 0 };
 
 export async function reviewForecast(input: ReviewForecastInput, ctx: TaskContext): Promise<ForecastAnswer> {
-  if (Date.now() > input.deadline) return { unavailable: 'too late' }; // no one reads it
+  if (performance.timeOrigin + performance.now() > input.deadline) return { unavailable: 'too late' }; // no one reads it
   const bytes = Buffer.from(input.body.buffer, input.body.byteOffset, input.body.byteLength);
   const decoded = await decodeBodyIncrementally(bytes, { contentType: input.contentType, contentEncoding: undefined });
   // The event loop judged the same bytes and asked: a review it would refuse never gets here.
