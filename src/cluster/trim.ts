@@ -71,26 +71,58 @@ function trimWorker(w: unknown): unknown {
   const worker = asObject(w);
   if (!worker) return w;
   const kubernetes = asObject(worker.kubernetes);
-  const image = asObject(asObject(worker.machine)?.image);
+  const machine = asObject(worker.machine);
+  const image = asObject(machine?.image);
+  const cri = asObject(worker.cri);
   return {
     name: share(worker.name),
     kubernetes: kubernetes && kubernetes.version !== undefined ? { version: share(kubernetes.version) } : undefined,
-    machine: image ? { image: { name: share(image.name), version: share(image.version) } } : undefined,
+    // The forecast's image filters read the type (its architecture), the architecture, the CRI
+    // and the update strategy (gardener/forecast/pool-filter.ts).
+    machine: machine
+      ? {
+          type: share(machine.type),
+          architecture: share(machine.architecture),
+          image: image ? { name: share(image.name), version: share(image.version) } : undefined,
+        }
+      : undefined,
+    cri: cri ? { name: share(cri.name), containerRuntimes: trimRuntimes(cri.containerRuntimes) } : undefined,
+    updateStrategy: share(worker.updateStrategy),
   };
+}
+
+function trimRuntimes(v: unknown): unknown {
+  if (!Array.isArray(v)) return v;
+  return v.map((r: unknown) => {
+    const runtime = asObject(r);
+    return runtime ? { type: share(runtime.type) } : r;
+  });
 }
 
 function trimShootSpec(s: Raw): Raw {
   const cloudProfile = asObject(s.cloudProfile);
   const workers = asObject(s.provider)?.workers;
-  const timeWindow = asObject(asObject(s.maintenance)?.timeWindow);
+  const maintenance = asObject(s.maintenance);
+  const timeWindow = asObject(maintenance?.timeWindow);
+  // Present or absent, the block decides the defaults (gardener/forecast/shoot.ts, autoUpdateOf).
+  const autoUpdate = asObject(maintenance?.autoUpdate);
   return {
     cloudProfileName: share(s.cloudProfileName),
     cloudProfile: cloudProfile ? { kind: share(cloudProfile.kind), name: share(cloudProfile.name) } : undefined,
     kubernetes: { version: share(asObject(s.kubernetes)?.version) },
     provider: Array.isArray(workers) ? { workers: workers.map(trimWorker) } : undefined,
-    maintenance: timeWindow
-      ? { timeWindow: { begin: share(timeWindow.begin), end: share(timeWindow.end) } }
-      : undefined,
+    maintenance:
+      timeWindow || autoUpdate
+        ? {
+            timeWindow: timeWindow ? { begin: share(timeWindow.begin), end: share(timeWindow.end) } : undefined,
+            autoUpdate: autoUpdate
+              ? {
+                  kubernetesVersion: autoUpdate.kubernetesVersion,
+                  machineImageVersion: autoUpdate.machineImageVersion,
+                }
+              : undefined,
+          }
+        : undefined,
   };
 }
 

@@ -21,7 +21,7 @@ const docs = (text: string) =>
     (d) => d.toJS() as { kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> },
   );
 
-t.test('from files: the profiles whole, each Shoot its profile, versions and window, nothing else', async (t) => {
+t.test('from files: the profiles whole, each Shoot what the rules and the forecast read, nothing else', async (t) => {
   const run = await runCli(['state', 'export', '--state', DEMO_STATE]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /^# The landscape as version-policy's rules see it/);
@@ -52,11 +52,11 @@ t.test('from files: the profiles whole, each Shoot its profile, versions and win
       kubernetes: { version: '1.32.5' },
       provider: {
         workers: [
-          { name: 'general', machine: { image: { name: 'gardenlinux', version: '1877.2.0' } } },
+          { name: 'general', machine: { type: 'm5.xlarge', image: { name: 'gardenlinux', version: '1877.2.0' } } },
           {
             name: 'batch',
             kubernetes: { version: '1.31.7' },
-            machine: { image: { name: 'ubuntu', version: '24.4.20251001' } },
+            machine: { type: 'm5.large', image: { name: 'ubuntu', version: '24.4.20251001' } },
           },
         ],
       },
