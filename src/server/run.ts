@@ -221,6 +221,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   server.readiness.waitsForState = cluster.readinessWaits;
   trackCertificateExpiry(metrics.certificateExpiry, source);
   if (source.notReadyReason) server.readiness.conditions.push(() => source.notReadyReason?.());
+  if (worker) server.readiness.conditions.push(() => worker.notReadyReason);
   const pages = config.server.ui.enabled
     ? { pages: { state: cluster.state, now: Date.now, ...(forecast ? { forecast } : {}) } }
     : {};

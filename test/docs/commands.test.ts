@@ -161,7 +161,11 @@ t.test("the README's curl gets the README's denial from the demo server", async 
     if (rec.msg === 'webhook listening') url = rec.url;
   });
   const listening = await until('serve to listen', () => url, 60_000, 50);
-  const run = await sh(curl!.text.replace('127.0.0.1:9443', new URL(listening).host), dir);
+  const host = new URL(listening).host;
+  // Ready, as kube-apiserver would find it: the forecast worker has the state by then.
+  const readyz = `curl -s -o /dev/null -w '%{http_code}' --cacert .dev-certs/ca.crt https://${host}/readyz`;
+  await until('serve to be ready', async () => (await sh(readyz, dir)).stdout === '200', 120_000, 200);
+  const run = await sh(curl!.text.replace('127.0.0.1:9443', host), dir);
   t.equal(run.code, 0, run.stderr);
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const shown = JSON.parse(

@@ -60,7 +60,8 @@ t.test('with stdout blocked, reviews are answered, lost lines are counted, and S
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exit;
   });
-  await until('ready', async () => (await get(probePort, '/readyz')).status === 200, 20_000, 50);
+  // Ready once the forecast worker has the state: a second thread loading the modules, slow at load.
+  await until('ready', async () => (await get(probePort, '/readyz')).status === 200, 120_000, 50);
   const ca = await readFile(join(dir, '.dev-certs', 'ca.crt'), 'utf8');
 
   // About 400 bytes a line: 1,000 reviews are past the pipe (64 KiB), what this process buffers of

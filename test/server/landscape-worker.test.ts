@@ -10,6 +10,7 @@ import { LandscapeWorker } from '../../src/server/workers/landscape.js';
 import type { ReviewForecaster } from '../../src/server/admission-routes.js';
 import { cloudProfile, type ConfigInput, hoursFromNow, namespacedProfile, NOW, shoot } from '../helpers/objects.js';
 import { review, type ReviewReply, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const DAY_H = 24;
 
@@ -194,4 +195,17 @@ t.test('a stopped worker: "cannot know", warned in warn mode, denied in deny mod
       t.match(r.status?.message, /\[FORECAST\] maintenance forecast not available: the webhook is shutting down/);
     }
   }
+});
+
+t.test('readiness waits for the first worker and its copy of the state, not for a replacement', async (t) => {
+  const worker = new LandscapeWorker({ index, reviewTimeoutMs: 120_000 });
+  t.teardown(() => worker.stop());
+  t.equal(worker.notReadyReason, 'the forecast worker is starting', 'not started');
+  worker.start();
+  t.equal(worker.notReadyReason, 'the forecast worker is starting', 'started, its modules loading');
+  await until('the worker to have the state', () => worker.notReadyReason === undefined, 120_000, 20);
+  t.equal(worker.backlog, 0, 'sent the whole state');
+  await worker.stop();
+  worker.start();
+  t.equal(worker.notReadyReason, undefined, 'a new worker starting: still ready');
 });

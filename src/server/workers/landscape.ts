@@ -64,6 +64,8 @@ export class LandscapeWorker {
   private heardAt = 0;
   private startedAt = 0;
   private ready = false;
+  /** The first worker has started and taken in the state: readiness waits for it once, not for a replacement. */
+  private warmed = false;
   private delayMs: number;
   private heartbeat: NodeJS.Timeout | undefined;
   private respawn: NodeJS.Timeout | undefined;
@@ -84,6 +86,17 @@ export class LandscapeWorker {
   /** The worker's thread id while one runs: tests see that stop() ended it. */
   get threadId(): number | undefined {
     return this.worker?.threadId;
+  }
+
+  /**
+   * Why the webhook is not ready yet, until the first worker has started and has been sent the
+   * whole state: a review before that could only be judged without its forecast. A replacement
+   * does not take readiness away (reviews meanwhile are "cannot know").
+   */
+  get notReadyReason(): string | undefined {
+    if (!this.warmed && this.ready && this.backlog === 0) this.warmed = true;
+    if (this.warmed) return undefined;
+    return this.ready ? 'the forecast worker is taking in the state' : 'the forecast worker is starting';
   }
 
   /** Items the feed has not sent yet: 0 once the mirror has caught up. */
