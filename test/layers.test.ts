@@ -130,3 +130,57 @@ t.test('the check finds a circle, and a chain is none', async (t) => {
     [],
   );
 });
+
+// The test suite's own layout: every `*.part.ts` runs in exactly one aggregator
+// (test/helpers/parts.ts), so a new part in any folder runs without a list, and none runs twice.
+const TEST = fileURLToPath(new URL('./', import.meta.url));
+const IMPORT_PARTS = /importParts\(\s*new URL\(\s*'([^']+)',\s*import\.meta\.url\s*\)/g;
+
+function files(dir: string, suffix: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => join(dir, f));
+}
+
+/**
+ * A part that no aggregator imports, or that two importParts calls run twice, given each
+ * aggregator's folders (a folder holds its subfolders).
+ */
+export function partProblems(parts: readonly string[], folders: ReadonlyMap<string, readonly string[]>): string[] {
+  return parts.flatMap((part) => {
+    const by = [...folders].flatMap(([test, dirs]) => dirs.filter((d) => part.startsWith(d + sep)).map(() => test));
+    return by.length === 1 ? [] : [`${relative(TEST, part)}: imported by ${by.join(', ') || 'no aggregator'}`];
+  });
+}
+
+t.test('every *.part.ts under test/ is imported by exactly one aggregator', async (t) => {
+  const folders = new Map<string, string[]>();
+  const unread: string[] = [];
+  for (const test of files(TEST, '.test.ts')) {
+    if (test === fileURLToPath(import.meta.url)) continue;
+    const text = readFileSync(test, 'utf8');
+    const dirs = [...text.matchAll(IMPORT_PARTS)].map((m) => resolve(dirname(test), m[1]!).replace(/\/$/, ''));
+    if (dirs.length !== text.split('importParts(').length - 1) unread.push(relative(TEST, test));
+    if (dirs.length) folders.set(relative(TEST, test), dirs);
+  }
+  t.same(unread, [], "each importParts call reads importParts(new URL('folder/', import.meta.url), n)");
+  t.ok(folders.size >= 7, `${folders.size} aggregators`);
+  const parts = files(TEST, '.part.ts').filter((p) => !p.includes(`${sep}node_modules${sep}`));
+  t.ok(parts.length > 70, `${parts.length} parts`);
+  const problems = partProblems(parts, folders);
+  t.same(problems, [], problems.join('\n'));
+});
+
+t.test('the part check finds a part no aggregator imports and one imported twice', async (t) => {
+  const p = (f: string) => join(TEST, f);
+  const folders = new Map([
+    ['policy/policy.test.ts', [p('policy')]],
+    ['policy/rules/rules.test.ts', [p('policy/rules')]],
+  ]);
+  t.same(partProblems([p('policy/a.part.ts')], folders), []);
+  t.same(partProblems([p('cli/b.part.ts'), p('policy/rules/c.part.ts')], folders), [
+    'cli/b.part.ts: imported by no aggregator',
+    'policy/rules/c.part.ts: imported by policy/policy.test.ts, policy/rules/rules.test.ts',
+  ]);
+  t.same(partProblems([p('policyx/d.part.ts')], folders), ['policyx/d.part.ts: imported by no aggregator']);
+});

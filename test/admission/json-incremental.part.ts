@@ -3,7 +3,7 @@
 // limit counted as nestsDeeperThan counts. Small batches make every text take the hand-written
 // paths (big containers opened, members cut at commas, merged) many times over.
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   decodeBody,
   decodeBodyIncrementally,

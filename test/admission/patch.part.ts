@@ -1,7 +1,7 @@
 // The JSON Patch is the diff between the original and the defaulted copy, in the base64 form
 // kube-apiserver expects; applying it to the original gives the defaulted object back.
 import jsonpatch from 'fast-json-patch';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { encodePatch, jsonPatch } from '../../src/admission/patch.js';
 import { patched } from '../../src/admission/response.js';
 import type { CloudProfile } from '../../src/api/types.js';

@@ -1,6 +1,6 @@
 // Decoding: what makes a body answerable (apiVersion, kind, request.uid) and what is refused inside
 // the review; and mapping a request onto the policy's PolicyRequest.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { decodeReview, type AdmissionRequest } from '../../src/admission/review.js';
 import { toPolicyRequest } from '../../src/admission/request.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';

@@ -1,5 +1,5 @@
 // FieldPath prints the paths Gardener's field.Path prints, and each constructor stamps its error type.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   duplicate,
   FieldPath,

@@ -3,7 +3,7 @@
 // is null. Measured through the real gardener-apiserver (docs/gardener-parity.md, case
 // cp-k8s-versions-empty): that is the empty list, which K8S-VERSIONS and MACHINE-IMAGES judge,
 // not a malformed object.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parsePolicedObject } from '../../src/api/parse.js';
 import { cloudProfile, decide, ruleIds } from '../helpers/objects.js';
 

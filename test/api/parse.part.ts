@@ -1,7 +1,7 @@
 // The schema check at the edge: timestamps must be RFC 3339 date-times, whether or not the same
 // string has been checked before (the check remembers its answers); NamespacedCloudProfile image
 // entries may leave out their versions, CloudProfile ones may not.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import { mergedProfileOf } from '../../src/policy/evaluate.js';
 import { parsePolicedObject } from '../../src/api/parse.js';

@@ -2,7 +2,7 @@
 // PrometheusRule, rendered by the real helm binary.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { CHART, KUBE_VERSION, render, renderError, type Deployment, type K8sObject } from '../helpers/helm.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { configSchema, resolveConfig } from '../../src/config.js';
 import { CHART, CI_VALUES, render, renderError } from '../helpers/helm.js';

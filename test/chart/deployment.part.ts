@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { ROOT, renderError, render } from '../helpers/helm.js';
 import type { DataObject, Deployment, K8sObject, Service } from '../helpers/helm.js';

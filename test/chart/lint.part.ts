@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parseAllDocuments } from 'yaml';
 import { CHART, CI_VALUES, HELM3, NAMESPACE, helm, render, template } from '../helpers/helm.js';
 

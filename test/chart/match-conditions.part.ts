@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isCelError, run, type CelInput } from '@bufbuild/cel';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { render, renderError, type WebhookConfiguration } from '../helpers/helm.js';
 import { tempDir } from '../helpers/run-cli.js';
 

@@ -3,7 +3,7 @@
 // only to the service IP never reaches the API server, the informers never sync and the pods
 // never become ready. So the API server is allowed by both, each on its own ports, from values.
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { CHART, render, renderError, type K8sObject } from '../helpers/helm.js';
 
 interface Peer {

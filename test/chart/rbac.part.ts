@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { CI_VALUES, NAMESPACE, RELEASE, render } from '../helpers/helm.js';
 import type { K8sObject, PolicyRule } from '../helpers/helm.js';
 

@@ -1,7 +1,7 @@
 // The chart README is generated from values.schema.json, values.yaml and Chart.yaml; a README that
 // no longer matches them fails here.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { chartReadme, README } from '../../scripts/chart-readme.js';
 import { CHART } from '../helpers/helm.js';

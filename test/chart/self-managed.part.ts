@@ -4,7 +4,7 @@
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../../src/config.js';
 import { createMetrics } from '../../src/server/metrics.js';

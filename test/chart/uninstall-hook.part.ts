@@ -2,7 +2,7 @@
 // `remove-webhooks` on exactly the two rendered webhook configurations, with RBAC that allows that
 // and nothing else, all created before the Job and removed after it. (The command itself is tested
 // against the fake API server in test/cli/remove-webhooks.part.ts.)
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   NAMESPACE,
   render,

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { renderError } from '../helpers/helm.js';
 
 // Helm 3.22 and 4 report schema errors as `at '/json/pointer': …`.

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { CHART, NAMESPACE, RELEASE, render } from '../helpers/helm.js';
 import type { Deployment, K8sObject, Rendered, Service, WebhookConfiguration } from '../helpers/helm.js';
 

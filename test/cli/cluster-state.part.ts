@@ -1,6 +1,6 @@
 // `check --cluster` and `explain --cluster` through the built CLI, reading the state from the fake
 // API server (the one fake) with the kubeconfig named by `cluster.kubeconfig` in --config.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { CheckResult } from '../../src/cli/check-output.js';
 import type { ExplainReport } from '../../src/report/version-report.js';
 import { served } from '../helpers/api-objects.js';

@@ -3,7 +3,7 @@
 // way the real one does (Status bodies, 404 when gone). Exit codes and output through the built
 // CLI; the retry paths in-process, where each case costs milliseconds instead of a Node start.
 import { Readable } from 'node:stream';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { removeWebhookConfigurations, removeWebhooks, type RemovalTarget } from '../../src/cli/remove-webhooks.js';

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
 import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir, untracked } from '../helpers/run-cli.js';

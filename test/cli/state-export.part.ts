@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parseAllDocuments } from 'yaml';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';

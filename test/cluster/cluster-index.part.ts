@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { ClusterIndex, emptyStore, upsertInto } from '../../src/cluster/cluster-index.js';
 import type { Shoot } from '../../src/api/types.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';

@@ -1,7 +1,7 @@
 // The informers against the fake API server (test/helpers/fake-apiserver.ts) over real HTTPS:
 // first sync and readiness, watch events reaching the index and the IN-USE decision, a dropped
 // watch, 410 Gone, bookmarks, faults while listing, the API server down at start, and stop().
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { Test } from 'tap';
 import type { ClusterState } from '../../src/api/cluster-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';

@@ -1,5 +1,5 @@
 // The kubeconfig lookup order: cluster.kubeconfig, then in-cluster, then KUBECONFIG, then ~/.kube/config.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { Test } from 'tap';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

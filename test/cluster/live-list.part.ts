@@ -1,5 +1,5 @@
 // `check --cluster`'s state: one paginated LIST per resource from the fake API server, read-only.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { Test } from 'tap';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readFile } from 'node:fs/promises';

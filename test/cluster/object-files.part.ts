@@ -1,5 +1,5 @@
 // The reader's error messages are the CLI's: they must name the file and the line of the problem.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { InputError, parseObjects } from '../../src/cluster/object-files.js';
 
 const profile = (name: string, version = '"1.30.0"') => `apiVersion: core.gardener.cloud/v1beta1

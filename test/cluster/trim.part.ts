@@ -1,5 +1,5 @@
 // What the cache keeps of an object from the API server.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { CloudProfileSpec, Shoot } from '../../src/api/types.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import { trimObject } from '../../src/cluster/trim.js';

@@ -1,5 +1,5 @@
 // Maintenance windows: `HHMMSS+HHMM` times, and the next window start after an instant.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { formatWindow, maintenanceWindowOf, nextWindowStart, utcSecondOfDay } from '../../src/gardener/maintenance.js';
 import { shoot } from '../helpers/objects.js';
 

@@ -1,5 +1,5 @@
 // The merged profile of a NamespacedCloudProfile: parent + overrides, as POLICY.md defines it.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { mergeNamespacedProfile } from '../../src/gardener/merge.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../helpers/objects.js';
 

@@ -1,7 +1,7 @@
 // Gardener's version semantics (src/gardener/semver/): a few readings named, each with its edges.
 // The proof that every reading is Masterminds' own is test/e2e/semver (npm run test:semver), which
 // asks the Go library itself about tens of thousands of generated cases.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   beyondKubeletSkew,
   compareAs,

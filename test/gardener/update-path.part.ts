@@ -1,6 +1,6 @@
 // The forced-update target per update path: Kubernetes and the image strategies patch, minor and
 // major. Each row: current version, the profile's versions, the expected target (or none).
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import type { ExpirableVersion } from '../../src/api/types.js';
 import type { UpdateStrategy } from '../../src/gardener/update-path.js';
 import { kubernetesForcedUpdate, machineImageForcedUpdate, strategyOf } from '../../src/gardener/update-path.js';

@@ -5,7 +5,7 @@
 // work at these sizes (seconds to minutes, or a crash) would still run past tap's timeout.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { admit } from '../../src/admission/handler.js';
 import type { AdmissionRequest } from '../../src/admission/review.js';
 import { staticState } from '../../src/cluster/static-state.js';

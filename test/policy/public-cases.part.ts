@@ -1,6 +1,6 @@
 // Every public case through evaluate(). Cases of rule DEFAULT-LIFECYCLE run with lifecycle
 // defaulting on; every other case runs both with and without it and must answer the same.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { caseInput, loadCases, mismatches } from '../helpers/cases.js';
 import { decide } from '../helpers/objects.js';
 

@@ -1,7 +1,7 @@
 // formatDenial, the one place a denial message is written, and the per-rule cap on violations.
 // kubectl prints the message after `admission webhook "…" denied the request: ` as it is, so the
 // tests read it the way a terminal shows it.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { Violation } from '../../src/policy/decision.js';
 import { capViolations, DENIAL_LIMITS, formatDenial, MAX_VIOLATIONS_PER_RULE } from '../../src/policy/decision.js';
 import { fieldPath, invalid } from '../../src/api/field.js';

@@ -1,7 +1,7 @@
 // However large the profile, the page is bounded: at most 40 timelines of at most 20 rows, at most
 // 12 segments a row, 100 forced updates, and the rest counted in "and N more". Versions in use are
 // never the ones left out. (Speed is measured in bench/, this only catches a blow-up.)
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { ExpirableVersion, Shoot } from '../../src/api/types.js';
 import { chainsOf } from '../../src/report/chains.js';

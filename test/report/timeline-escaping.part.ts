@@ -1,7 +1,7 @@
 // Everything on the page that comes from an object (names, versions, classifications, Shoot
 // names in warnings and forced updates) is text, never markup: hostile strings are rendered, then
 // the page is parsed as a browser would, and no element or attribute they carry may exist.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { CloudProfile, NamespacedCloudProfile, Shoot } from '../../src/api/types.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';

@@ -1,7 +1,7 @@
 // The forecast on the timeline page: forced and auto steps marked on the row of the version they
 // leave, failures and the deprecated trap standing out, each Shoot's chain one click away; a
 // NamespacedCloudProfile's extended expiries; and marks bounded however many Shoots share a row.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { ForecastEvent } from '../../src/gardener/forecast/index.js';
 import type { Shoot } from '../../src/api/types.js';

@@ -1,7 +1,7 @@
 // The timeline page, read back by a real HTML parser (test/helpers/html-dom.ts): which timelines
 // and rows it has, where each stage segment starts and ends, where "now" and the month ticks are,
 // and which Shoot counts and forced updates it shows. Fixed profile, state, now and window.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { Shoot } from '../../src/api/types.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';

@@ -1,6 +1,6 @@
 // The timeline window: day offsets or dates, parsed strictly; a bad bound is an error that says
 // what is accepted, never a different picture.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parseWindowBound, resolveWindow, WindowError } from '../../src/report/window.js';
 import { NOW } from '../helpers/objects.js';
 

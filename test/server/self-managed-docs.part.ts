@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.js';
 import { DATA_KEYS, signedBy } from '../../src/server/tls/self-managed-state.js';

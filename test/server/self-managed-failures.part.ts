@@ -3,7 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { DATA_KEYS, encodeState, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
 import { createCertificateAuthority, issueCertificate } from '../../src/server/tls/self-signed.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';

@@ -1,7 +1,7 @@
 // The chart's RBAC is enough and no more: the real server, configured from the chart's own rendered
 // ConfigMap, runs against the chart's rendered Secret and webhook configurations in the fake API
 // server; every request it makes must be allowed by a rule the chart binds to its service account.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../../src/config.js';
 import type { RequestRecord, StoredObject } from '../helpers/fake-apiserver.js';

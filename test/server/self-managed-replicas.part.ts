@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { DATA_KEYS, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
 import { createCertificateAuthority, issueCertificate } from '../../src/server/tls/self-signed.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';

@@ -4,7 +4,7 @@
 // trusts exactly the caBundle published now, the other the one published 500 ms ago (an informer
 // that lags, within the 1 s propagationDelay). Then the Secret is wiped under it. Not one call may fail.
 import { X509Certificate } from 'node:crypto';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { DATA_KEYS, fingerprint, signedBy, splitBundle } from '../../src/server/tls/self-managed-state.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import {

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { memo } from '../../src/util/memo.js';
 
 t.test('computes each key once, undefined results included', async (t) => {

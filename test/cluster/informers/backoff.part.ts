@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { Backoff } from '../../../src/cluster/informers/backoff.js';
 
 t.test('doubles from the initial delay up to the cap, jittered within the upper half', async (t) => {

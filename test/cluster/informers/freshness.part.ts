@@ -2,7 +2,7 @@
 // backoff does not delay the relist a 410 asks for; a watch that goes silent is reopened, so the
 // age stays bounded with or without bookmarks; a connection that dies without a word turns the
 // state stale (not synced, /readyz 503 with the reason, removals denied) and it recovers alone.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { served } from '../../helpers/api-objects.js';
 import { cloudProfile, config, NOW, request, ruleIds } from '../../helpers/objects.js';
 import { startServer } from '../../helpers/server.js';

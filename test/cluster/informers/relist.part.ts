@@ -1,7 +1,7 @@
 // A relist builds the new snapshot beside the serving one, in slices that let the event loop run,
 // and swaps it in at once: buildStore() on its own (5,000 Shoots from memory), then the informer
 // relisting 500 changed Shoots from the fake API server while admissions are judged.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
 import { buildStore } from '../../../src/cluster/informers/relist.js';
 import type { RawPage } from '../../../src/cluster/list.js';

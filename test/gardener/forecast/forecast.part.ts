@@ -1,7 +1,7 @@
 // The forecast, one table row per rule of Gardener's maintenance (GARDENER-MAINTENANCE.md; the
 // Gardener file each row follows is in `source`). Rows name the runs they expect, in order, as
 // `date component: mode from → to` or `date component: mode from FAILS kind`, plus any trap.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { staticState } from '../../../src/cluster/static-state.js';
 import {
   componentText,

@@ -1,6 +1,6 @@
 // The forecast at admission: a profile UPDATE judged by what it changes in the maintenance steps of
 // the Shoots on the changed versions. Each row names the Gardener behaviour it follows.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { staticState } from '../../../src/cluster/static-state.js';
 import {
   changedLists,

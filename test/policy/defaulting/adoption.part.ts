@@ -3,7 +3,7 @@
 // version that Shoots run sooner than adoptionNotice, and says how many Shoots are forced off and
 // from when. Shoots are counted through the state's indexes, with those of live child
 // NamespacedCloudProfiles; without a synced state nothing is adopted.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../../src/api/types.js';
 import type { ConfigInput } from '../../helpers/objects.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile, shoot } from '../../helpers/objects.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { applyGardenerDefaults } from '../../../src/policy/defaulting/gardener.js';
 import type { CloudProfile, MachineImage } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, namespacedProfile } from '../../helpers/objects.js';

@@ -3,7 +3,7 @@
 // passes evaluate() and the policy invariants, the JSON Patch turns the request into exactly the
 // stored object, and re-applying the same manifest afterwards changes nothing.
 import jsonpatch from 'fast-json-patch';
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { staticState } from '../../../src/cluster/static-state.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';
 import { MANAGED_VERSIONS_ANNOTATION } from '../../../src/policy/defaulting/lifecycle.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import {
   MANAGED_VERSIONS_ANNOTATION,
   managedVersions,

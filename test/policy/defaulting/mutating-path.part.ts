@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { staticState } from '../../../src/cluster/static-state.js';
 import type { MutationOptions } from '../../../src/policy/defaulting/index.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';

@@ -2,7 +2,7 @@
 // operations to the object as sent (with fast-json-patch, an independent RFC 6902 implementation)
 // and must get the defaulted object back, with nothing outside those levels touched.
 import jsonpatch from 'fast-json-patch';
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { staticState } from '../../../src/cluster/static-state.js';
 import { applyMutatingPath } from '../../../src/policy/defaulting/index.js';
 import type { JsonPatchOperation } from '../../../src/policy/defaulting/patch.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { Bastion, CloudProfile, MachineImageVersion, MachineType } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable, violationsOf } from './table.js';

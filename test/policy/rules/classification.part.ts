@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile } from '../../helpers/objects.js';
 import { runTable } from './table.js';
 

@@ -1,7 +1,7 @@
 // FORECAST: a profile UPDATE whose maintenance forecast meets a condition of `forecast.deny`. By
 // default it denies nothing and says the findings as warnings; the analysis itself has its own
 // table (test/gardener/forecast/profile-change.part.ts).
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { PolicedObject } from '../../../src/api/types.js';
 import type { DecideInput } from '../../helpers/objects.js';

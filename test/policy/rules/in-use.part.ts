@@ -1,6 +1,6 @@
 // IN-USE: removing a used version, deleting a referenced profile. Each row is a request, the
 // cluster state it meets, and the IN-USE violations expected (by the words they must contain).
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { ClusterIndex } from '../../../src/cluster/cluster-index.js';
 import type { ClusterState } from '../../../src/api/cluster-state.js';
 import { evaluate, NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { ProfileInput } from '../../helpers/objects.js';
 import { cloudProfile, hoursFromNow, namespacedProfile, NOW_ISO } from '../../helpers/objects.js';
 import { runTable } from './table.js';

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { ExpirableVersion, LifecycleStage } from '../../../src/api/types.js';
 import { cloudProfile, hoursFromNow, image, namespacedProfile, NOW_ISO } from '../../helpers/objects.js';
 import { runTable } from './table.js';

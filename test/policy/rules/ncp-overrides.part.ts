@@ -1,6 +1,6 @@
 // NCP-OVERRIDES: what a NamespacedCloudProfile may say about its parent. Each row is a request
 // against one parent, and the NCP-OVERRIDES field paths expected (empty = none).
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { MachineImageVersion, NamespacedCloudProfile, PolicedObject } from '../../../src/api/types.js';

@@ -1,6 +1,6 @@
 // SHOOT-NO-DOWNGRADE: Kubernetes versions of the control plane and the worker pools never go down;
 // in-place pools do not downgrade their machine image either.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { Shoot } from '../../../src/api/types.js';
 import { shoot } from '../../helpers/objects.js';
 import { deleting, withWorker } from './shoot-profile.js';

@@ -1,6 +1,6 @@
 // SHOOT-NO-MINOR-SKIP: the control plane moves one minor at a time; worker pools stay at or below
 // the control plane and at most three minors behind; in-place pools do not skip minors.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { Shoot } from '../../../src/api/types.js';
 import { shoot } from '../../helpers/objects.js';
 import { deleting, withWorker } from './shoot-profile.js';

@@ -1,6 +1,6 @@
 // SHOOT-VERSION-AVAILABLE: each row is a Shoot request against the `aws` profile (or its
 // NamespacedCloudProfile `garden-dev/team`) and the violations it must produce.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import { failedFilter, poolFacts } from '../../../src/gardener/forecast/pool-filter.js';
 import { NOT_READY_MESSAGE } from '../../../src/policy/evaluate.js';
 import { hoursFromNow, namespacedProfile, shoot } from '../../helpers/objects.js';

@@ -1,7 +1,7 @@
 // The warning budget: at most 10 warnings and 4 KiB per review, each at most 256 characters;
 // grouped when there are more, counted in a closing line when even the groups do not fit. Judged
 // on the budget function itself and on whole reviews of realistic and 100× profiles.
-import t, { type Test } from 'tap';
+import t, { type Test } from '../../helpers/parts.js';
 import type { Decision } from '../../../src/policy/decision.js';
 import type { CloudProfile, PolicedObject } from '../../../src/api/types.js';
 import type { Warning, WarningKind } from '../../../src/policy/warning.js';

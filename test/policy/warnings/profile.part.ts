@@ -1,6 +1,6 @@
 // Profile warnings: allowed, but said. Each test writes a profile into a cluster and reads the
 // warnings the real evaluate() returns.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { ClusterState } from '../../../src/api/cluster-state.js';
 import type { CloudProfileContext } from '../../../src/policy/rule.js';
 import type { CloudProfile, PolicedObject } from '../../../src/api/types.js';

@@ -1,6 +1,6 @@
 // Shoot warnings: deprecated, expiring within the configured days (30 by default), and expired
 // with the forced update ahead. Each row: a request, its state, and the words of each warning.
-import t from 'tap';
+import t from '../../helpers/parts.js';
 import type { PolicedObject, Shoot } from '../../../src/api/types.js';
 import { cloudProfile, decide, hoursFromNow, shoot } from '../../helpers/objects.js';
 import { AWS, NCP, deleting, expiredK8s } from '../rules/shoot-profile.js';
