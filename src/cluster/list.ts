@@ -39,8 +39,9 @@ export async function* listPages(
   resource: Resource,
   pageSize = DEFAULT_PAGE_SIZE,
   signal?: AbortSignal,
+  now: () => number = Date.now,
 ): AsyncGenerator<RawPage> {
-  const requestedAt = Date.now();
+  const requestedAt = now();
   let resourceVersion = '';
   let cont = '';
   do {

@@ -22,6 +22,7 @@ import type { ClusterIndex } from '../cluster-index.js';
 import { describeSource, kubeConfigSource, loadKubeConfig } from '../kubeconfig.js';
 import { RESOURCES } from '../resources.js';
 import type { Kind } from '../../api/types.js';
+import { systemClock, type Clock, type ClockTimer } from '../../util/clock.js';
 import type { BackoffOptions } from './backoff.js';
 import { Informer } from './informer.js';
 import { informerMetrics } from './metrics.js';
@@ -52,6 +53,8 @@ export interface InformerOptions {
   silenceMs?: number;
   /** Longest stretch of relist work between turns of the event loop (default 2 ms). */
   sliceMs?: number;
+  /** What ages, silences, backoffs and the staleness check are measured with (default the system's). */
+  clock?: Clock;
 }
 
 export interface ClusterInformers {
@@ -105,6 +108,7 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
   const kc = opts.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const conn = connectionFrom(kc);
   const maxStaleMs = opts.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
+  const clock = opts.clock ?? systemClock;
   const silenceMs = opts.silenceMs ?? maxStaleMs / 4;
   opts.logger?.info(
     {
@@ -147,6 +151,7 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
         watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 300,
         silenceMs,
         signal: controller.signal,
+        clock,
         onSynced() {
           if (!informers.every((i) => i.synced)) return;
           opts.logger?.info(
@@ -162,10 +167,10 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
       }),
   );
   for (const i of informers) byKind.set(i.resource.kind, i);
-  const reason = () => notReadyReasonOf(informers, maxStaleMs);
+  const reason = () => notReadyReasonOf(informers, maxStaleMs, clock.now());
   opts.index.reportNotReadyBy(reason);
   const loops = informers.map((i) => i.run());
-  const watchdog = staleWatchdog(informers, maxStaleMs, opts.logger);
+  const watchdog = staleWatchdog(informers, maxStaleMs, clock, opts.logger);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -178,7 +183,7 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
     whenSynced: () => synced,
     stop() {
       stopping ??= (async () => {
-        clearInterval(watchdog);
+        clock.clear(watchdog);
         controller.abort();
         rejectSynced(new Error('cluster informers stopped before they synced'));
         await Promise.all(loops);
@@ -189,11 +194,16 @@ export function startClusterInformers(opts: InformerOptions): ClusterInformers {
 }
 
 /** Logs when a synced cache goes stale, and when it is current again: the age metric shows the rest. */
-function staleWatchdog(informers: readonly Informer[], maxStaleMs: number, logger: Logger | undefined): NodeJS.Timeout {
+function staleWatchdog(
+  informers: readonly Informer[],
+  maxStaleMs: number,
+  clock: Clock,
+  logger: Logger | undefined,
+): ClockTimer {
   let stale = new Set<Informer>();
-  const timer = setInterval(
+  return clock.setInterval(
     () => {
-      const now = Date.now();
+      const now = clock.now();
       const nowStale = new Set(informers.filter((i) => i.synced && i.ageMs(now) > maxStaleMs));
       for (const i of nowStale) {
         if (stale.has(i)) continue;
@@ -217,6 +227,4 @@ function staleWatchdog(informers: readonly Informer[], maxStaleMs: number, logge
     },
     Math.min(STALE_CHECK_MS, maxStaleMs / 4),
   ); // config allows 10 s and up; tests bound at 1 s
-  timer.unref();
-  return timer;
 }

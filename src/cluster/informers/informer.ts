@@ -12,7 +12,6 @@
 //   fails, so a connection that died without a word shows as a growing age, not as a quiet cluster.
 // - Failures back off exponentially; the backoff restarts from its first step as soon as a LIST
 //   completes or a watch is accepted, so an outage's backoff never delays what follows it.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ClusterIndex } from '../cluster-index.js';
 import type { ApiConnection, WatchEvent } from '../api-client.js';
@@ -21,6 +20,7 @@ import { listPages, nameOf } from '../list.js';
 import type { Resource } from '../resources.js';
 import { trimObject } from '../trim.js';
 import { formatFieldErrors } from '../../api/parse.js';
+import type { Clock } from '../../util/clock.js';
 import type { BackoffOptions } from './backoff.js';
 import { Backoff } from './backoff.js';
 import type { InformerMetrics, RestartReason, Verb } from './metrics.js';
@@ -40,6 +40,8 @@ export interface InformerSettings {
   /** Longest stretch of relist work between two turns of the event loop. */
   sliceMs?: number;
   signal: AbortSignal;
+  /** What the ages, the silence and the backoff are measured with. */
+  clock: Clock;
   onSynced(): void;
 }
 
@@ -68,7 +70,7 @@ export interface FailureReport {
 }
 
 export class Informer {
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
   private resourceVersion = '';
   private needsList = true;
   private hasSynced = false;
@@ -85,6 +87,7 @@ export class Informer {
     readonly resource: Resource,
     private readonly s: InformerSettings,
   ) {
+    this.startedAt = s.clock.now();
     this.backoff = new Backoff(s.backoff);
     this.log = s.logger?.child({ component: 'informer', resource: resource.plural });
   }
@@ -99,7 +102,7 @@ export class Informer {
   }
 
   /** How far the cache may lag behind the API server: since it was last known current (before the first LIST: since start). */
-  ageMs(now = Date.now()): number {
+  ageMs(now = this.s.clock.now()): number {
     return Math.max(0, now - (this.currentAt ?? this.startedAt));
   }
 
@@ -133,7 +136,7 @@ export class Informer {
         if (this.s.signal.aborted) break;
         delay = this.failed(this.needsList ? 'list' : 'watch', err as Error);
       }
-      if (delay > 0) await sleep(delay, undefined, { signal: this.s.signal }).catch(() => undefined);
+      if (delay > 0) await this.s.clock.sleep(delay, this.s.signal);
     }
   }
 
@@ -158,7 +161,7 @@ export class Informer {
   /** Counts and logs a failed request; returns the backoff before the next attempt. */
   private failed(verb: Verb, err: Error): number {
     this.failures++;
-    this.failingSince ??= Date.now();
+    this.failingSince ??= this.s.clock.now();
     this.lastError = err.message;
     this.s.metrics.failed(this.resource.kind, verb);
     const delay = this.backoff.next((err as Partial<ApiError>).retryAfterMs);
@@ -183,7 +186,7 @@ export class Informer {
       {
         attempts: this.failures,
         failingSince: new Date(this.failingSince).toISOString(),
-        downMs: Date.now() - this.failingSince,
+        downMs: this.s.clock.now() - this.failingSince,
       },
       `${this.resource.plural}: reached the API server again`,
     );
@@ -200,7 +203,7 @@ export class Informer {
 
   private async relist(): Promise<void> {
     const kind = this.resource.kind;
-    const pages = listPages(this.s.conn, this.resource, this.s.pageSize, this.s.signal);
+    const pages = listPages(this.s.conn, this.resource, this.s.pageSize, this.s.signal, () => this.s.clock.now());
     const built = await buildStore(kind, pages, this.s.index.store(kind), {
       ...(this.s.sliceMs ? { sliceMs: this.s.sliceMs } : {}),
       signal: this.s.signal,
@@ -222,7 +225,7 @@ export class Informer {
         rejected,
         yields,
         resourceVersion,
-        durationMs: Date.now() - built.requestedAt,
+        durationMs: this.s.clock.now() - built.requestedAt,
       },
       `listed ${this.resource.plural}`,
     );
@@ -247,8 +250,9 @@ export class Informer {
       if (err instanceof ApiError && err.gone) return this.expired();
       throw err;
     }
-    const openedAt = Date.now();
-    const lived = () => Date.now() - openedAt;
+    const clock = this.s.clock;
+    const openedAt = clock.now();
+    const lived = () => clock.now() - openedAt;
     let accepted = false;
     const accept = () => {
       if (accepted) return;
@@ -257,15 +261,15 @@ export class Informer {
       this.markCurrent(openedAt);
       this.reconnected();
     };
-    const acceptTimer = setTimeout(accept, Math.min(ACCEPT_MS, this.s.silenceMs / 2));
-    const silenceTimer = setTimeout(() => silence.abort(), this.s.silenceMs);
+    const acceptTimer = clock.setTimeout(accept, Math.min(ACCEPT_MS, this.s.silenceMs / 2));
+    const silenceTimer = clock.setTimeout(() => silence.abort(), this.s.silenceMs);
     try {
       for await (const ev of events) {
         silenceTimer.refresh();
         if (ev.type === 'ERROR') return this.watchError(ev.object, lived());
         accept();
         this.apply(ev);
-        this.markCurrent(Date.now());
+        this.markCurrent(clock.now());
       }
     } catch (err) {
       if (this.s.signal.aborted) throw err;
@@ -279,8 +283,8 @@ export class Informer {
       this.log?.info({ err: (err as Error).message }, `watch of ${this.resource.plural} dropped`);
       return { reason: 'dropped', livedMs: lived() };
     } finally {
-      clearTimeout(acceptTimer);
-      clearTimeout(silenceTimer);
+      clock.clear(acceptTimer);
+      clock.clear(silenceTimer);
     }
     return { reason: 'closed', livedMs: lived() };
   }

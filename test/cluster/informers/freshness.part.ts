@@ -6,6 +6,7 @@ import t from '../../helpers/parts.js';
 import { served } from '../../helpers/api-objects.js';
 import { cloudProfile, config, NOW, request, ruleIds } from '../../helpers/objects.js';
 import { startServer } from '../../helpers/server.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { until } from '../../helpers/until.js';
 import { evaluate } from '../../../src/policy/evaluate.js';
 import { onAws, PROFILE, setup, uses, VERSIONS } from './setup.js';
@@ -38,10 +39,8 @@ for (const goneAsHttpStatus of [false, true]) {
 
       await fake.down();
       // Until the backoff has grown to 8 steps: the next delay would be at least that long.
-      await until(
-        'a built-up backoff',
-        () => logged('watch of shoots failed; retrying', 'shoots').some((l) => Number(l.delayMs) >= 80),
-        10_000,
+      await until('a built-up backoff', () =>
+        logged('watch of shoots failed; retrying', 'shoots').some((l) => Number(l.delayMs) >= 80),
       );
       fake.remove('Shoot', 'garden-dev', 'a');
       fake.add(served(onAws('b', '1.31.0')));
@@ -53,7 +52,6 @@ for (const goneAsHttpStatus of [false, true]) {
       await until(
         'the relist',
         async () => (await metric('version_policy_cluster_lists_total', { kind: 'Shoot' })) === 2,
-        10_000,
       );
       t.same(
         [uses(index, '1.30.1'), uses(index, '1.31.0')],
@@ -92,40 +90,52 @@ for (const goneAsHttpStatus of [false, true]) {
   );
 }
 
+// The bounds below (a 50 ms silence, a 500 ms or 1 s staleness bound) are read on a clock the test
+// moves: on a loaded machine the event loop can stall longer than any of them.
+
+/**
+ * Waits until every informer has a watch open and waits on the clock for its acceptance and its
+ * silence, beside the staleness check's interval: the informers are between two steps.
+ */
+const watchTimersSet = (clock: ManualClock) =>
+  until('three open watches waiting on the clock', () => clock.waiting === 3 * 2 + 1);
+
 t.test(
   'a watch that stays silent is reopened from its resourceVersion: the age stays bounded without bookmarks',
   async (t) => {
-    // Reopened every 50 ms, for longer than the 500 ms bound: without the reopens the age would pass it.
+    const clock = new ManualClock();
     const { fake, index, informers, metric, watching } = await setup(t, {
       objects: [PROFILE, onAws('a', '1.30.1')],
-      informer: { maxStaleMs: 500, silenceMs: 50 },
+      informer: { maxStaleMs: 500, silenceMs: 50, clock },
     });
     await informers.whenSynced();
     await watching();
+    await watchTimersSet(clock);
     const rv = fake.resourceVersion;
     const ages: number[] = [];
-    const sampler = setInterval(
-      () => void metric('version_policy_cluster_state_age_seconds', { kind: 'CloudProfile' }).then((a) => ages.push(a)),
-      10,
-    );
-    t.teardown(() => clearInterval(sampler));
-    await until(
-      'twelve silent watches reopened (600 ms of silence)',
-      async () =>
-        (await metric('version_policy_cluster_watch_restarts_total', { kind: 'CloudProfile', reason: 'silent' })) >= 12,
-      10_000,
-      10,
-    );
-    clearInterval(sampler);
-    t.ok(
-      ages.length > 10 && Math.max(...ages) < 0.5,
-      `age stayed under the 0.5 s bound: at most ${Math.max(...ages).toFixed(2)} s`,
+    // Twelve rounds of 50 ms of silence and the 25 ms it takes to accept a watch: 900 ms, past the
+    // 500 ms bound that the age would pass without the reopens.
+    for (let round = 0; round < 12; round++) {
+      await clock.advance(50);
+      await watchTimersSet(clock);
+      await clock.advance(25);
+      ages.push(await metric('version_policy_cluster_state_age_seconds', { kind: 'CloudProfile' }));
+    }
+    t.same(
+      ages.map((a) => a <= 0.075),
+      ages.map(() => true),
+      `age stayed within 75 ms (silence and acceptance), under the 0.5 s bound: ${ages.join(', ')} s`,
     );
     t.ok(index.synced, 'still synced');
+    t.equal(
+      await metric('version_policy_cluster_watch_restarts_total', { kind: 'CloudProfile', reason: 'silent' }),
+      12,
+      'twelve silent watches reopened',
+    );
     t.equal(await metric('version_policy_cluster_lists_total', { kind: 'CloudProfile' }), 1, 'no relist');
     const rewatches = fake.requests.filter((r) => r.watch && r.path.endsWith('/cloudprofiles'));
     t.ok(
-      rewatches.length >= 12 && rewatches.every((r) => r.query.resourceVersion === rv),
+      rewatches.length === 13 && rewatches.every((r) => r.query.resourceVersion === rv),
       'each reopened from the last resourceVersion',
     );
   },
@@ -134,32 +144,50 @@ t.test(
 t.test(
   'bookmarks count as current: a watch that gets them more often than the silence bound is never reopened',
   async (t) => {
-    const { informers, logged, metric, watching } = await setup(t, {
-      fake: { bookmarkIntervalMs: 20 },
-      informer: { maxStaleMs: 4000, silenceMs: 500 },
+    const clock = new ManualClock();
+    const { fake, informers, logged, metric, watching } = await setup(t, {
+      informer: { maxStaleMs: 4000, silenceMs: 500, clock },
     });
     await informers.whenSynced();
     await watching();
-    const bookmarks = () => logged('bookmark').filter((l) => l.resource === 'shoots').length;
-    const before = bookmarks();
-    // 35 bookmarks 20 ms apart span 700 ms, longer than the 500 ms silence bound.
-    await until('35 bookmarks on the Shoot watch', () => bookmarks() >= before + 35, 10_000, 10);
-    t.equal(
-      await metric('version_policy_cluster_watch_restarts_total', { kind: 'Shoot', reason: 'silent' }),
-      0,
-      'not one silent watch (silence bound 0.5 s)',
+    await watchTimersSet(clock);
+    // Five bookmarks 400 ms apart span 2 s, four times the 500 ms silence bound.
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(400);
+      const before = logged('bookmark').length;
+      fake.bookmark();
+      await until('a bookmark on each of the three watches', () => logged('bookmark').length === before + 3);
+    }
+    const silent = await Promise.all(
+      ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'].map((kind) =>
+        metric('version_policy_cluster_watch_restarts_total', { kind, reason: 'silent' }),
+      ),
     );
-    const age = await metric('version_policy_cluster_state_age_seconds', { kind: 'Shoot' });
-    t.ok(age < 0.5, `age ${age.toFixed(2)} s: the last bookmark`);
+    t.same(silent, [0, 0, 0], 'not one silent watch (silence bound 0.5 s)');
+    t.equal(
+      await metric('version_policy_cluster_state_age_seconds', { kind: 'Shoot' }),
+      0,
+      'current as of the last bookmark',
+    );
+    await clock.advance(499);
+    t.equal(await metric('version_policy_cluster_watch_restarts_total', { kind: 'Shoot', reason: 'silent' }), 0);
+    await clock.advance(1);
+    await until(
+      'the watch reopened 500 ms after the last bookmark',
+      async () =>
+        (await metric('version_policy_cluster_watch_restarts_total', { kind: 'Shoot', reason: 'silent' })) === 1,
+    );
+    t.pass('the watch reopened 500 ms after the last bookmark');
   },
 );
 
 t.test(
   'a connection that dies without a word: stale within the bound, not ready with the reason, and back by itself',
   async (t) => {
+    const clock = new ManualClock();
     const { fake, index, informers, metric, logged, watching } = await setup(t, {
       objects: [PROFILE, onAws('a', '1.30.1')],
-      informer: { maxStaleMs: 1000 },
+      informer: { maxStaleMs: 1000, clock },
     });
     await informers.whenSynced();
     await watching();
@@ -169,7 +197,10 @@ t.test(
     t.equal(removing130(index).violations[0]?.rule, 'IN-USE', 'a removal is judged against the Shoots');
 
     fake.stall();
-    await until('the state to go stale', () => !index.synced, 10_000);
+    await clock.advance(999);
+    t.ok(index.synced, 'current up to the 1 s bound');
+    await clock.advance(301);
+    t.notOk(index.synced, 'stale past it');
     t.match(
       index.notReadyReason,
       /^the cached (cloudprofiles|namespacedcloudprofiles|shoots) \(last current \d{4}-\d\d-\d\dT[\d:.]+Z, \d+ s ago\).* older than the 1 s bound \(cluster\.maxStaleSeconds\)/,
@@ -198,14 +229,17 @@ t.test(
       (await metric('version_policy_cluster_watch_restarts_total', { kind: 'Shoot', reason: 'silent' })) >= 1,
       'the silent watch was given up',
     );
-    await until('the stale warning', () => logged(/^cached \w+ are stale/).length > 0, 10_000);
+    t.ok(logged(/^cached \w+ are stale/).length > 0, 'the stale warning');
 
     fake.resume();
     fake.bookmark();
-    await until('current again', () => index.synced, 10_000);
+    // The reopened watches are answered now; one whose socket gave up meanwhile (a real 10 s idle
+    // timeout, on a slow machine) waits out its backoff on the clock, so the clock moves on too.
+    await until('current again', async () => index.synced || (await clock.advance(50), false));
     t.equal((await server.get('/readyz')).status, 200, 'ready again, by itself');
     t.equal(removing130(index).violations[0]?.rule, 'IN-USE');
     t.notMatch(removing130(index).violations[0]?.message ?? '', /not ready/, 'judged against the Shoots again');
-    await until('the recovery logged', () => logged(/^cached \w+ are current again$/).length > 0, 10_000);
+    await clock.advance(250);
+    t.ok(logged(/^cached \w+ are current again$/).length > 0, 'the recovery logged');
   },
 );
