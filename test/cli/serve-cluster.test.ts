@@ -72,7 +72,7 @@ t.test(
       logs.filter((l) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg))));
     void exit.then(({ code }) => code !== null && code !== 0 && t.fail(`serve exited ${code}: ${stderr}`));
 
-    const listening = await until('"webhook listening"', () => logged('webhook listening')[0], 30_000, 20);
+    const listening = await until('"webhook listening"', () => logged('webhook listening')[0], 60_000, 20);
     const port = Number(new URL(String(listening.url)).port);
     const get = (path: string) => request(port, 'GET', path, undefined, { ca: certs.ca.certPem });
     const judge = async (object: CloudProfile) =>
@@ -94,7 +94,7 @@ t.test(
       'three failed LISTs of shoots',
       () =>
         logged('list of shoots failed; retrying').length >= 3 ? logged('list of shoots failed; retrying') : undefined,
-      30_000,
+      60_000,
       20,
     );
     t.same(
@@ -139,9 +139,9 @@ t.test(
     t.notMatch(stateless.status?.message, /cluster state not ready/);
 
     await fake.up();
-    await until('/readyz to turn ready', async () => (await get('/readyz')).status === 200, 30_000, 50);
+    await until('/readyz to turn ready', async () => (await get('/readyz')).status === 200, 60_000, 50);
     // The log line and the answer travel on different pipes; either may be read first.
-    await until('the informers to log that they synced', () => logged('cluster state synced').length === 1, 5_000, 20);
+    await until('the informers to log that they synced', () => logged('cluster state synced').length === 1, 60_000, 20);
     const m = await metrics();
     const age = Number(/version_policy_cluster_state_age_seconds\{kind="Shoot"\} ([\d.e-]+)\n/.exec(m)?.[1]);
     t.ok(age >= 0 && age < 30, `the age of the Shoot cache is on /metrics: ${age} s`);
@@ -175,19 +175,19 @@ t.test(
     const allowed = await until(
       'the removal to be allowed once the Shoot is gone',
       async () => ((await judge(removing130)).allowed ? true : undefined),
-      5_000,
+      60_000,
       20,
     );
     t.ok(allowed, 'allowed once the watch has delivered the deletion');
     t.match(await metrics(), /version_policy_cluster_cached_objects\{kind="Shoot"\} 0\n/);
 
-    await until('a watch on every resource', () => fake.watchCount() === 3, 5_000, 20);
+    await until('a watch on every resource', () => fake.watchCount() === 3, 60_000, 20);
     t.equal(fake.dropWatches(), 3);
     const restarts = await until(
       'watch restarts on /metrics',
       async () =>
         /version_policy_cluster_watch_restarts_total\{kind="Shoot",reason="dropped"\} 1\n/.exec(await metrics()),
-      5_000,
+      60_000,
       20,
     );
     t.ok(restarts, 'dropped watches are counted');

@@ -146,7 +146,7 @@ t.test(
     const listening = await until(
       '"webhook listening"',
       () => logs.find((l) => l.msg === 'webhook listening'),
-      20_000,
+      60_000,
       20,
     );
     const port = Number(new URL(String(listening.url)).port);

@@ -100,7 +100,7 @@ t.test(
     });
     const replica = await startReplica(config);
     t.teardown(() => replica.close());
-    await until('ready', () => ready(replica.port), 8000, 20);
+    await until('ready', () => ready(replica.port), 60_000, 20);
 
     const dir = await mkdtemp(join(tmpdir(), 'vp-doc-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -155,7 +155,7 @@ t.test(
             const ca = Buffer.from(data[DATA_KEYS.caCert] ?? '', 'base64').toString();
             return ca !== '' && ca !== before ? ca : undefined;
           },
-          8000,
+          60_000,
           20,
         );
         const bundle = Buffer.from(

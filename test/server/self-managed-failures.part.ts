@@ -74,7 +74,7 @@ t.test(
         const r = await readyz(replica.port);
         return r.status === 200 && r;
       },
-      8000,
+      60_000,
       50,
     );
     t.ok(signedBy(after.leaf, caInSecret(fake)), 'serves the certificate kept in the Secret');
@@ -100,7 +100,7 @@ t.test(
         const r = await readyz(replica.port);
         return r.status === 200 && r;
       },
-      8000,
+      60_000,
       50,
     );
     t.not(fingerprint(after.leaf), fingerprint(before.leaf), 'the placeholder is replaced');
@@ -124,7 +124,7 @@ t.test(
         const x = await readyz(replica.port);
         return x.status === 200 && x;
       },
-      8000,
+      60_000,
       50,
     );
     t.ok(
@@ -145,11 +145,11 @@ t.test('a caBundle overwritten behind its back (a helm rollback, a hand edit) is
   installCluster(fake);
   const replica = await startReplica(selfManagedConfig(fake, {}));
   t.teardown(() => replica.close());
-  await until('published', () => publishedBundle(fake, 'MutatingWebhookConfiguration') !== '', 8000, 20);
+  await until('published', () => publishedBundle(fake, 'MutatingWebhookConfiguration') !== '', 60_000, 20);
   const ours = publishedBundle(fake, 'MutatingWebhookConfiguration');
   const stranger = await createCertificateAuthority('a stale CA', 1);
   fake.objects.put(webhookConfiguration('MutatingWebhookConfiguration', stranger.certPem));
-  await until('published again', () => publishedBundle(fake, 'MutatingWebhookConfiguration') === ours, 8000, 20);
+  await until('published again', () => publishedBundle(fake, 'MutatingWebhookConfiguration') === ours, 60_000, 20);
   t.equal(publishedBundle(fake, 'ValidatingWebhookConfiguration'), ours, 'the other one was left as it was');
   t.equal((await readyz(replica.port)).status, 200);
 });
@@ -163,7 +163,7 @@ t.test('a pass that drops the served CA from the bundle switches what it serves 
   installCluster(fake);
   const replica = await startReplica(selfManagedConfig(fake, { propagationDelay: '1s', overlap: '1s' }));
   t.teardown(() => replica.close());
-  await until('ready', async () => (await readyz(replica.port)).status === 200, 8000, 50);
+  await until('ready', async () => (await readyz(replica.port)).status === 200, 60_000, 50);
   const oldCA = caInSecret(fake);
   const now = Date.now();
   const next = await createCertificateAuthority('next CA', 1);
@@ -194,6 +194,6 @@ t.test('a pass that drops the served CA from the bundle switches what it serves 
     }
   });
   fake.objects.put({ ...emptySecret(), data: encodeState(state) });
-  await until('the old CA leaves both configurations', () => shrinking.length === 2, 8000, 20);
+  await until('the old CA leaves both configurations', () => shrinking.length === 2, 60_000, 20);
   t.same(shrinking, [true, true], 'each configuration lost the old CA only after the new certificate was served');
 });

@@ -86,7 +86,7 @@ t.test('the server makes only the requests the chart grants its service account'
   });
   const replica = await startReplica(config);
   t.teardown(() => replica.close());
-  await until('ready', () => ready(replica.port), 8000, 20);
+  await until('ready', () => ready(replica.port), 60_000, 20);
 
   const requests = fake.requests.map(accessOf);
   const used = [...new Set(requests.map((a) => `${a.verb} ${a.resource}`))].sort();

@@ -276,7 +276,7 @@ for (const delaySeconds of [0, Math.min(1, CHART_VALUES.config.server.shutdownDe
       await waitFor(
         'load answered before the signal',
         () => all.every((l) => l.outcomes.some((o) => o.status === 200)),
-        10_000,
+        60_000,
         20,
       );
 

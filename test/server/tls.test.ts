@@ -134,7 +134,7 @@ t.test(
     await until(
       'the new certificate is served',
       async () => (await handshake(s, 'TLSv1.3')).fingerprint256 !== before.fingerprint256,
-      10_000,
+      60_000,
       50,
     );
     await checkSuites(t, s);

@@ -171,10 +171,10 @@ t.test(
     await until(
       'the relist',
       async () => (await metric('version_policy_cluster_lists_total', { kind: 'Shoot' })) === 2,
-      20_000,
+      60_000,
       10,
     );
-    await until('a decision after the swap', () => samples.some((s) => s.allowed === true), 5_000, 10);
+    await until('a decision after the swap', () => samples.some((s) => s.allowed === true), 60_000, 10);
     loop.stop();
 
     const states = new Set(samples.map((s) => s.state));
