@@ -21,15 +21,33 @@ key="kube-${kube}_etcd-${etcd}_helm-${helm3}-${helm4}_${goversion}"
 bin="${XDG_CACHE_HOME:-$HOME/.cache}/version-policy-e2e/${key}/bin"
 mkdir -p "$bin"
 
-# build NAME MODULE-DIR PACKAGE [LDFLAGS]: one binary, skipped when the cache has it.
+# build NAME MODULE-DIR PACKAGE [LDFLAGS]: one binary, skipped when the cache has it. One line when
+# it starts and one when it is done, with the time taken and the modules fetched: go's own
+# "go: downloading" lines (hundreds on a first build) are counted, not printed. A build of the same binary that another
+# process has started is waited for, not raced (flock on a lock file beside it).
 build() {
-  local name=$1 dir=$2 pkg=$3 ldflags=${4:-}
+  local name=$1 dir=$2 pkg=$3 ldflags=${4:-} lock
   [[ -x "$bin/$name" ]] && return 0
+  exec {lock}>"$bin/.$name.lock"
+  if ! flock -n "$lock"; then
+    echo "build-binaries: waiting for another process's build of $name …" >&2
+    flock "$lock"
+  fi
+  if [[ -x "$bin/$name" ]]; then exec {lock}>&-; return 0; fi
   local start=$SECONDS
-  echo "build-binaries: building $name ($pkg) …" >&2
-  (cd "$tools/$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg")
+  echo "build-binaries: building $name ($pkg; a first build takes minutes, docs/development.md) …" >&2
+  local log="$bin/.$name.log" fetched
+  if ! (cd "$tools/$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$bin/$name.tmp" "$pkg") 2>"$log"; then
+    grep -v '^go: downloading ' "$log" >&2 || true
+    echo "build-binaries: building $name failed after $((SECONDS - start)) s" >&2
+    exit 1
+  fi
+  fetched=$(grep -c '^go: downloading ' "$log" || true)
+  grep -v '^go: downloading ' "$log" >&2 || true
+  rm -f "$log"
   mv "$bin/$name.tmp" "$bin/$name"
-  echo "build-binaries: $name built in $((SECONDS - start)) s" >&2
+  echo "build-binaries: $name built in $((SECONDS - start)) s (modules downloaded: $fetched)" >&2
+  exec {lock}>&-
 }
 
 # Without these the binaries report v0.0.0-master, and kubectl warns of version skew.

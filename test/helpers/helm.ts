@@ -12,7 +12,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHART = join(ROOT, 'charts/version-policy');
 const BIN =
   process.env.E2E_BIN ??
-  execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], { encoding: 'utf8' }).trim();
+  execFileSync('bash', [join(ROOT, 'test/e2e/build-binaries.sh'), 'helm'], {
+    encoding: 'utf8',
+    // The build's progress lines (a first build takes minutes) go to the terminal as they come.
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 /** Helm 4, what the chart tests run; HELM3 renders and lints the chart too (test/chart/lint.part.ts). */
 export const HELM = join(BIN, 'helm4');
 export const HELM3 = join(BIN, 'helm3');
