@@ -17,7 +17,7 @@ const GENERATE = join(ROOT, 'certs/generate.sh');
 async function generate(t: Test, args: string[] = [], dir?: string): Promise<string> {
   const out = dir ?? (await mkdtemp(join(tmpdir(), 'vp-certs-')));
   if (!dir) t.teardown(() => rm(out, { recursive: true, force: true }));
-  await run(GENERATE, ['-o', out, ...args], { timeout: 30_000 });
+  await run(GENERATE, ['-o', out, ...args], { timeout: 120_000 }); // a hang detector: openssl on a loaded machine
   return out;
 }
 
@@ -34,7 +34,7 @@ function get(port: number, servername: string, ca?: string): Promise<string> {
           path: '/',
           ca,
           servername: servername === '127.0.0.1' ? undefined : servername,
-          timeout: 5000,
+          timeout: 60_000,
         },
         (res) => {
           let body = '';

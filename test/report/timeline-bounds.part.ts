@@ -69,15 +69,17 @@ const forecast = {
   until: resolveWindow(NOW).to,
   chains: new Map([['CloudProfile/big', chainsOf(explained.spec, explained.shoots, NOW, resolveWindow(NOW).to)]]),
 };
-const started = process.hrtime.bigint();
+// Main-thread CPU, not wall time: a loaded machine stretches the second, not the first.
+const cpuBefore = process.threadCpuUsage();
 const html = renderProfilesPage([profile], state, NOW, resolveWindow(NOW), forecast);
-const ms = Number(process.hrtime.bigint() - started) / 1e6;
+const cpu = process.threadCpuUsage(cpuBefore);
+const ms = (cpu.user + cpu.system) / 1000;
 const { document, errors } = parsePage(html);
 
 t.test('the page is bounded', async (t) => {
   t.same(errors, []);
   t.ok(html.length < 1_500_000, `${(html.length / 1e6).toFixed(2)} MB for 7,000 versions and 300 Shoots`);
-  t.ok(ms < 20_000, `rendered in ${ms.toFixed(0)} ms (a blow-up guard, not a benchmark)`);
+  t.ok(ms < 20_000, `rendered in ${ms.toFixed(0)} ms of CPU (a blow-up guard, not a benchmark)`);
   const timelines = byClass(document, 'timeline');
   t.equal(timelines.length, LIMITS.timelines, 'at most 40 timelines');
   t.ok(

@@ -28,8 +28,8 @@ async function reloads(s: TestServer, result: 'success' | 'failure'): Promise<nu
   return m.values.find((v) => v.labels.result === result)?.value ?? 0;
 }
 
-/** Polls `check` until it holds; fails the test after `ms`. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<boolean> {
+/** Polls `check` until it holds; false after `ms`, generous (test/helpers/until.ts says why). */
+async function eventually(check: () => Promise<boolean> | boolean, ms = 60_000): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (await check()) return true;
