@@ -59,12 +59,12 @@ const withStages = (p, stages) => {
   }
   return p;
 };
-const shoot = (workers, name = 'big') => ({
+const shoot = (workers, name = 'big', profileName = 'aws') => ({
   apiVersion: 'core.gardener.cloud/v1beta1',
   kind: 'Shoot',
   metadata: { name, namespace: 'garden-dev' },
   spec: {
-    cloudProfile: { kind: 'CloudProfile', name: 'aws' },
+    cloudProfile: { kind: 'CloudProfile', name: profileName },
     kubernetes: { version: k8s(48) },
     provider: {
       type: 'aws',
@@ -162,11 +162,50 @@ const shapes = [
       return req('UPDATE', 'Shoot', next, old);
     },
   ],
+  // The Shoot warnings' forecast (policy/warnings/shoot.ts), each review on a fresh copy of the
+  // profile so that the forecast's step memo starts cold: one Kubernetes version expiring in 29 days,
+  // and an image of which a new version turns supported every few hours all month, so every run
+  // judges every version of the Shoot again. The first at lists of 300, the second at 1,000.
+  [
+    'Shoot UPDATE, the warnings forecast near its work budget (2 pools, lists of 300)',
+    () => {
+      const old = shoot(2, 'forecast', 'lifecycles');
+      return req('UPDATE', 'Shoot', structuredClone(old), old);
+    },
+    lifecycleState,
+  ],
+  [
+    `Shoot UPDATE, ${SHOOT_LIMITS.workers} workers on lists of 1,000 (past the budget: no forecast)`,
+    () => {
+      const old = shoot(SHOOT_LIMITS.workers, 'big', 'lifecycles');
+      return req('UPDATE', 'Shoot', structuredClone(old), old);
+    },
+    () => lifecycleState(L.versionsPerList),
+  ],
 ];
 
 // The Shoots' profile, and Shoots on it, as the informers would hold them.
 const stateProfile = entriesProfile(2_000, 1_000);
 stateProfile.spec.machineImages[0].versions = image('image-0', 60).versions;
+/** A fresh state with the profile `lifecycles` (see its shapes above), its lists `n` long. */
+function lifecycleState(n = 300) {
+  const p = profile(n, [image('image-0', n)], 'lifecycles');
+  Object.assign(p.spec.kubernetes.versions[48], {
+    classification: 'deprecated',
+    expirationDate: new Date(NOW + 29 * 86_400_000).toISOString(),
+  });
+  p.spec.machineImages[0].versions.forEach((v, i) => {
+    if (i >= 40)
+      v.lifecycle = [
+        { classification: 'preview' },
+        {
+          classification: 'supported',
+          startTime: new Date(NOW + ((i - 39) * 30 * 86_400_000) / (n - 40)).toISOString(),
+        },
+      ];
+  });
+  return staticState([p]);
+}
 const state = staticState([stateProfile, ...Array.from({ length: 500 }, (_, i) => shoot(2, `s-${i}`))]);
 const configs = {
   'gate off': resolveConfig({}),
@@ -189,14 +228,18 @@ const cpuMs = (f) => {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const results = [];
-for (const [name, build] of shapes) {
+for (const [name, build, freshState] of shapes) {
   for (const webhook of ['mutate', 'validate']) {
     if (webhook === 'mutate' && name.startsWith('Shoot')) continue;
     for (const [gate, config] of Object.entries(configs)) {
-      const ctx = { now: NOW, config, state };
-      const inputs = Array.from({ length: rounds + 3 }, build);
+      const inputs = Array.from({ length: rounds + 3 }, () => ({
+        review: build(),
+        ctx: { now: NOW, config, state: freshState ? freshState() : state },
+      }));
       let outcome;
-      const samples = inputs.map((r) => cpuMs(() => (outcome = admit(webhook, r, [], ctx)))).slice(3);
+      const samples = inputs
+        .map(({ review, ctx }) => cpuMs(() => (outcome = admit(webhook, review, [], ctx))))
+        .slice(3);
       const main = samples.map(([m]) => m);
       const all = samples.map(([, a]) => a);
       const r = outcome.response;

@@ -95,7 +95,7 @@ for (const [minors, images] of [
   [2000, 100_000],
 ]) {
   const p = profile(minors, 50, images);
-  const explained = explainProfile(p, staticState([p]), NOW);
+  const explained = explainProfile(p, staticState([p]), NOW, { until: WINDOW.to });
   let bytes = 0;
   const ms = median(
     5,

@@ -29,7 +29,7 @@ export interface ExplainOptions {
   /** Epoch ms, parsed from --now. */
   now?: number;
   output: OutputFormat;
-  /** The timeline's window (--output html). */
+  /** The timeline's window (--output html); `to` also ends the maintenance forecast, in every format. */
   from?: WindowBound;
   to?: WindowBound;
 }
@@ -63,20 +63,22 @@ export function registerExplain(program: Command, io: CliIo): void {
     .addOption(
       new Option(
         '--to <when>',
-        `html: where the timeline ends, days from now or a date (default ${DEFAULT_TO})`,
+        `where the maintenance forecast (and the timeline) ends, days from now or a date (default ${DEFAULT_TO})`,
       ).argParser(windowBound),
     )
     .action(async (file: string, opts: ExplainOptions) => {
+      opts.now ??= Date.now();
       const window = timelineWindow(opts);
-      io.stdout.write(renderExplain(await explain(file, opts, io.env), opts.output, window));
+      io.stdout.write(renderExplain(await explain(file, opts, io.env, window.to), opts.output, window));
     });
 }
 
-/** Reads FILE and the state, and explains every profile in FILE. */
+/** Reads FILE and the state, and explains every profile in FILE, with its Shoots' maintenance up to `until`. */
 export async function explain(
   file: string,
   opts: ExplainOptions,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
+  until: number,
 ): Promise<Explained> {
   const now = opts.now ?? Date.now();
   if (opts.cluster && opts.state.length > 0) throw new UsageError('--state and --cluster exclude each other');
@@ -88,24 +90,24 @@ export async function explain(
     throw new UsageError(`${file}: contains no CloudProfile or NamespacedCloudProfile to explain`);
   return {
     now,
-    profiles: profiles.map((p) => explainOne(p, state, now, file)),
+    profiles: profiles.map((p) => explainOne(p, state, now, until, file)),
     stateKnown: opts.cluster === true || opts.state.length > 0,
   };
 }
 
-function explainOne(profile: Profile, state: ClusterState, now: number, file: string): ExplainedProfile {
+function explainOne(profile: Profile, state: ClusterState, now: number, until: number, file: string): ExplainedProfile {
   try {
-    return explainProfile(profile, state, now);
+    return explainProfile(profile, state, now, { until });
   } catch (err) {
     if (err instanceof MissingParentError) throw new UsageError(`${file}: ${err.message}; pass it with --state`);
     throw err;
   }
 }
 
-/** The window is checked before anything is read; it shapes only the HTML page. */
+/** The window is checked before anything is read; its end is the forecast's, its start only shapes the page. */
 function timelineWindow(opts: ExplainOptions): TimelineWindow {
-  if (opts.output !== 'html' && (opts.from || opts.to))
-    throw new UsageError('--from and --to shape the timeline page: use them with --output html');
+  if (opts.output !== 'html' && opts.from)
+    throw new UsageError('--from shapes the timeline page: use it with --output html');
   try {
     return resolveWindow(opts.now ?? Date.now(), opts.from, opts.to);
   } catch (err) {

@@ -5,7 +5,7 @@ import type { Decision, RuleId, Violation } from './decision.js';
 import { capViolations } from './decision.js';
 import { applyMutatingPath } from './defaulting/index.js';
 import type { JsonPatchOperation } from './defaulting/patch.js';
-import { profileEntries, stateProfileEntries } from '../gardener/forced-update.js';
+import { profileEntries, stateProfileEntries } from '../gardener/version-uses.js';
 import { mergeNamespacedProfile } from '../gardener/merge.js';
 import type { PolicyConfig } from './policy-config.js';
 import { ruleEnabled } from './policy-config.js';

@@ -10,7 +10,7 @@ import type {
   PolicedObject,
   Shoot,
 } from '../api/types.js';
-import type { ProfileEntries } from '../gardener/forced-update.js';
+import type { ProfileEntries } from '../gardener/version-uses.js';
 import type { ForecastCondition } from '../gardener/forecast/profile-change.js';
 
 /** What of the config a review reads besides the rules' switches. */

@@ -15,6 +15,14 @@ const MAX_STEPS = 30;
 /** Chains with a failure or a trap start open, up to this many. */
 const OPEN_CHAINS = 5;
 
+/** A fleet forecast made before (the server's, remade in the background), as the pages take it. */
+export interface MadeForecast {
+  at: number;
+  until: number;
+  /** Per profile key (`CloudProfile/aws`). */
+  chains: ReadonlyMap<string, readonly ShootChain[]>;
+}
+
 /** The forecast of the profile's Shoots from now to `until`, each on the effective spec. */
 export function chainsOf(spec: CloudProfileSpec, shoots: readonly Shoot[], now: number, until: number): ShootChain[] {
   if (until <= now) return [];

@@ -1,6 +1,7 @@
 // The /profiles index: every CloudProfile, then every NamespacedCloudProfile as namespace/name,
 // each linked to its timeline with its counts: versions, Shoots, and from the server's last fleet
-// forecast the Shoots with a forced update within 30 days and those with a predicted failure.
+// forecast the Shoots that maintenance updates within 30 days (auto or forced), those of them
+// with a forced update, and those with a predicted failure.
 import type { ClusterState } from '../api/cluster-state.js';
 import { mergeNamespacedProfile } from '../gardener/merge.js';
 import type { CloudProfile, CloudProfileSpec, NamespacedCloudProfile, ProfileRef } from '../api/types.js';
@@ -17,7 +18,7 @@ export const MAX_LISTED = 2000;
 export interface ForecastCounts {
   /** The forecast's now. */
   at: number;
-  byProfile: ReadonlyMap<string, { forced30d: number; failing: number }>;
+  byProfile: ReadonlyMap<string, { updated30d: number; forced30d: number; failing: number }>;
 }
 
 interface Entry {
@@ -32,7 +33,7 @@ export function renderIndexPage(state: ClusterState, forecast: ForecastCounts | 
   const entries = entriesOf(state);
   const rows = entries.slice(0, MAX_LISTED).map((e) => rowOf(e, state, forecast));
   const more = entries.length > MAX_LISTED ? html`<p class="more">and ${entries.length - MAX_LISTED} more</p>` : null;
-  const table = html`<table class="index"><thead><tr><th scope="col">Profile</th><th scope="col">Kind</th><th scope="col" class="n">Versions</th><th scope="col" class="n">Shoots</th><th scope="col" class="n">Forced updates within 30 days</th><th scope="col" class="n">Predicted failures</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const table = html`<table class="index"><thead><tr><th scope="col">Profile</th><th scope="col">Kind</th><th scope="col" class="n">Versions</th><th scope="col" class="n">Shoots</th><th scope="col" class="n">Shoots updated within 30 days</th><th scope="col" class="n">of them forced</th><th scope="col" class="n">Predicted failures</th></tr></thead><tbody>${rows}</tbody></table>`;
   return `<!doctype html>\n${
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Profiles</title><style>${PAGE_CSS}</style></head>
 <body><main><h1>Profiles</h1><p class="meta">The version timeline of each CloudProfile and NamespacedCloudProfile in the cluster state. ${forecastLine(forecast, now)}</p>
@@ -86,8 +87,10 @@ function rowOf(e: Entry, state: ClusterState, forecast: ForecastCounts | undefin
     ? e.spec.kubernetes.versions.length + e.spec.machineImages.reduce((n, i) => n + i.versions.length, 0)
     : null;
   const shoots = state.shootsUsing(e.ref).filter((s) => !isDeleting(s)).length;
-  const ahead = forecast ? (forecast.byProfile.get(profileRefKey(e.ref)) ?? { forced30d: 0, failing: 0 }) : undefined;
+  const ahead = forecast
+    ? (forecast.byProfile.get(profileRefKey(e.ref)) ?? { updated30d: 0, forced30d: 0, failing: 0 })
+    : undefined;
   const cell = (n: number | undefined, cls: string) =>
     html`<td class="n ${cls}${n ? ' nonzero' : ''}" data-count="${n ?? ''}">${n === undefined ? '–' : n}</td>`;
-  return html`<tr class="profile-link" data-kind="${e.kind}" data-name="${clip(e.text, 300)}"><td><a href="${e.href}">${clip(e.text, 300)}</a></td><td class="more">${e.kind}</td>${cell(versions ?? undefined, 'versions')}${cell(shoots, 'shoots')}${cell(ahead?.forced30d, 'forced')}${cell(ahead?.failing, 'failing')}</tr>`;
+  return html`<tr class="profile-link" data-kind="${e.kind}" data-name="${clip(e.text, 300)}"><td><a href="${e.href}">${clip(e.text, 300)}</a></td><td class="more">${e.kind}</td>${cell(versions ?? undefined, 'versions')}${cell(shoots, 'shoots')}${cell(ahead?.updated30d, 'updated')}${cell(ahead?.forced30d, 'forced')}${cell(ahead?.failing, 'failing')}</tr>`;
 }

@@ -1,7 +1,8 @@
-// `explain`'s text output: aligned tables per profile. The forced-update wording is shared with
-// the HTML timeline, so both say the same thing about the same update.
-import type { ExplainReport, ForcedUpdateRow, ProfileReport, VersionRow } from './version-report.js';
-import { formatWindow } from '../gardener/maintenance.js';
+// `explain`'s text output: aligned tables per profile, then the maintenance ahead, step by step, as
+// the forecast's engine gives it. The step wording is shared with the HTML timeline, so both say
+// the same thing about the same step.
+import type { ExplainReport, ProfileReport, VersionRow } from './version-report.js';
+import { fromOf, placeOf, stepsOf, targetOf, whyOf } from './steps.js';
 
 export function renderExplainText(report: ExplainReport): string {
   return report.profiles.map((p) => renderProfile(p, report.now)).join('\n');
@@ -21,7 +22,7 @@ function renderProfile(p: ProfileReport, now: string): string {
     ...p.machineImages.map(
       (i) => `Machine image "${i.name}" (update strategy ${i.updateStrategy})\n${versionTable(i.versions)}`,
     ),
-    `Forced updates\n${forcedTable(p.forcedUpdates, Date.parse(now))}`,
+    maintenanceSection(p),
   ];
   if (p.warnings.length > 0) sections.push(`Warnings\n${p.warnings.map((w) => `- ${w}`).join('\n')}`);
   if (p.notes.length > 0) sections.push(`Notes\n${p.notes.map((n) => `- ${n}`).join('\n')}`);
@@ -42,28 +43,31 @@ function versionTable(rows: readonly VersionRow[]): string {
   );
 }
 
-function forcedTable(rows: readonly ForcedUpdateRow[], now: number): string {
-  return table(
-    ['SHOOT', 'WHERE', 'FROM', 'TO', 'WHEN'],
-    rows.map((r) => [r.shoot, r.place, `${r.image ?? 'kubernetes'} ${r.from}`, forcedTarget(r), forcedWhen(r, now)]),
-  );
+function maintenanceSection(p: ProfileReport): string {
+  const m = p.maintenance;
+  if (!m) return 'Maintenance\n(the first fleet forecast is being made)';
+  const steps = stepsOf(p);
+  const forced = steps.filter((s) => s.event.mode === 'forced' && s.event.to).length;
+  const failures = steps.filter((s) => s.event.failure).length;
+  const from = m.madeAt ? ` (the fleet forecast of ${m.madeAt})` : '';
+  const head = `Maintenance until ${m.until}${from}: ${plural(steps.length - failures, 'step')} (${forced} forced) on ${plural(m.shoots.length, 'Shoot')}, ${plural(failures, 'failure')}`;
+  const rows = steps.map((s) => [
+    `${s.event.uncertain ? '~' : ''}${s.event.at}`,
+    s.shoot,
+    placeOf(s.event),
+    s.event.mode,
+    fromOf(s.event),
+    targetOf(s.event),
+    whyOf(s),
+  ]);
+  const uncertain = steps.some((s) => s.event.uncertain)
+    ? '\n~ a lifecycle change falls in that window or the day before: Gardener picks the run instant at random, so the step may come a window earlier'
+    : '';
+  return `${head}\n${table(['WHEN', 'SHOOT', 'WHERE', 'STEP', 'FROM', 'TO', 'WHY'], rows)}${uncertain}`;
 }
 
-export function forcedTarget(r: ForcedUpdateRow): string {
-  if (r.to === null) return 'none: the update will fail';
-  return r.toExpired ? `${r.to} (expired too: updated again a window later)` : r.to;
-}
-
-/** The window it runs in, when the Shoot sets one; always relative to the expiry. */
-export function forcedWhen(r: ForcedUpdateRow, now: number): string {
-  const window = r.maintenanceWindow ? ` (${formatWindow(r.maintenanceWindow)})` : '';
-  if (r.expiresAt !== null && Date.parse(r.expiresAt) > now) {
-    return r.at
-      ? `${r.at}, the first window${window} after ${r.expiresAt}`
-      : `first maintenance window after ${r.expiresAt}`;
-  }
-  const expired = r.expiresAt === null ? 'expired from the start' : `expired ${r.expiresAt}`;
-  return r.at ? `${r.at}, the next window${window}; ${expired}` : `next maintenance window; ${expired}`;
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Columns padded to their widest cell, two spaces apart; no trailing blanks. */

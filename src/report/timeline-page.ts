@@ -1,19 +1,19 @@
 // The timeline page: one self-contained HTML document (inline CSS and SVG, no script, no fetch)
 // with, per profile, a chart per version list with the forecast's steps on it, the warnings, each
-// Shoot's maintenance chain, the expiries a NamespacedCloudProfile extends, and the forced
-// updates inside the window. A pure function of the profiles, the cluster state, now and the window, shared by
-// `explain --output html` and the server's /profiles pages.
+// Shoot's maintenance chain, the expiries a NamespacedCloudProfile extends, and every maintenance
+// step inside the window by date. A pure function of the profiles, the cluster state, now and the
+// window, shared by `explain --output html` and the server's /profiles pages. The steps, marks and
+// chains are one forecast (the engine's): the page never says forced where the engine says auto.
 import { clip as clipWarning, MAX_WARNING_BYTES, MAX_WARNINGS } from '../policy/warnings/budget.js';
 import { EMPTY_STATE, type ClusterState } from '../api/cluster-state.js';
-import type { ForcedUpdateRow, ProfileReport } from './version-report.js';
+import type { ProfileReport } from './version-report.js';
 import { formatInstant } from '../gardener/versions.js';
 import { clip, html, type Markup } from './html-template.js';
 import { explainProfile, type ExplainedProfile, type Profile } from './profile.js';
 import { LEGEND, PATTERNS, swatch } from './stages.js';
-import { forcedTarget, forcedWhen, profileTitle } from './text.js';
-import { profileRefKey } from '../api/types.js';
-import { chainSection, chainsOf, chainsUntil, listedChains } from './chains.js';
-import type { ShootChain } from './step-marks.js';
+import { profileTitle } from './text.js';
+import { fromOf, placeOf, type StepRow, targetOf, whyOf } from './steps.js';
+import { chainSection, listedChains, type MadeForecast } from './chains.js';
 import { buildTimelines, type ProfileTimelines, type Timeline } from './timeline.js';
 import { plural, renderChart } from './timeline-svg.js';
 import { PAGE_CSS } from './timeline-style.js';
@@ -31,19 +31,9 @@ export interface PageInput {
   window: TimelineWindow;
   /** False without `--state` or `--cluster`: there are no Shoots to count. */
   stateKnown: boolean;
-  /**
-   * A fleet forecast made before (the server's, remade in the background), or `pending` until the
-   * first is made; absent: the page forecasts the profile's Shoots itself (`explain`).
-   */
-  forecast?: MadeForecast | 'pending';
 }
 
-export interface MadeForecast {
-  at: number;
-  until: number;
-  /** Per profile key (`CloudProfile/aws`). */
-  chains: ReadonlyMap<string, readonly ShootChain[]>;
-}
+export type { MadeForecast } from './chains.js';
 
 /**
  * The page for `profiles` at `now`. `state` null: no cluster state, so no counts (a
@@ -58,11 +48,17 @@ export function renderProfilesPage(
 ): string {
   const known = state ?? EMPTY_STATE;
   return renderTimelinePage({
-    profiles: profiles.map((p) => explainProfile(p, known, now)),
+    profiles: profiles.map((p) =>
+      explainProfile(
+        p,
+        known,
+        now,
+        forecast === 'pending' ? 'pending' : { until: window.to, ...(forecast ? { made: forecast } : {}) },
+      ),
+    ),
     now,
     window,
     stateKnown: state !== null,
-    ...(forecast ? { forecast } : {}),
   });
 }
 
@@ -94,9 +90,10 @@ ${sections}
 
 function profileSection(p: ExplainedProfile, id: string, input: PageInput): Markup {
   const { report } = p;
-  const { chains, until, note } = forecastOf(p, input);
+  const { chains } = p;
+  const { until, note } = forecastNote(p, input);
   const listed = listedChains(chains, id);
-  const model = buildTimelines(p.spec, report, input.now, input.window, { chains, extended: p.extended });
+  const model = buildTimelines(p.spec, report, input.window, { chains, extended: p.extended, shoots: p.shoots });
   const lists = chartsByList(model.timelines);
   const chainOf = (shoot: string) => {
     const l = listed.get(shoot);
@@ -114,37 +111,22 @@ ${lists.map((timelines, i) => listSection(timelines, `${id}-c${i}`, input, chain
 ${leftTimelines(model)}
 ${extendedSection(p, report.parent ?? null)}
 ${input.stateKnown && until > input.now ? chainSection(chains, listed, until, `${id}-forecast`, note) : null}
-${forcedSection(model, input)}
+${updatesSection(model, input, until)}
 ${notes(report)}
 </section>`;
 }
 
-/**
- * The profile's Shoots with their steps up to the window's end: from the fleet forecast the page
- * was given (cut to its horizon), else forecast here. The chart draws what falls inside the window.
- */
-function forecastOf(
-  p: ExplainedProfile,
-  input: PageInput,
-): { chains: ShootChain[]; until: number; note: Markup | null } {
-  if (!input.stateKnown) return { chains: [], until: input.now, note: null };
-  if (input.forecast === 'pending')
+/** How far the profile's forecast reaches, and where it comes from: made for this page, or the server's fleet forecast. */
+function forecastNote(p: ExplainedProfile, input: PageInput): { until: number; note: Markup | null } {
+  if (!input.stateKnown) return { until: input.now, note: null };
+  if (p.forecast === 'pending')
     return {
-      chains: [],
       until: input.window.to,
       note: html`<p class="more forecast-pending">The webhook is making its first fleet forecast: reload in a minute.</p>`,
     };
-  if (!input.forecast)
-    return { chains: chainsOf(p.spec, p.shoots, input.now, input.window.to), until: input.window.to, note: null };
-  const r = p.report;
-  const key = profileRefKey(
-    r.kind === 'CloudProfile'
-      ? { kind: r.kind, name: r.name }
-      : { kind: 'NamespacedCloudProfile', namespace: r.namespace ?? '', name: r.name },
-  );
-  const until = Math.min(input.window.to, input.forecast.until);
-  const note = html`<p class="more forecast-made" data-at="${formatInstant(input.forecast.at)}">From the webhook's fleet forecast of ${formatInstant(input.forecast.at)}, remade every few minutes, up to ${day(input.forecast.until)}.</p>`;
-  return { chains: chainsUntil(input.forecast.chains.get(key) ?? [], until), until, note };
+  if (p.forecast.madeAt === null) return { until: p.forecast.until, note: null };
+  const note = html`<p class="more forecast-made" data-at="${formatInstant(p.forecast.madeAt)}">From the webhook's fleet forecast of ${formatInstant(p.forecast.madeAt)}, remade every few minutes, up to ${day(p.forecast.until)}.</p>`;
+  return { until: p.forecast.until, note };
 }
 
 /** Consecutive timelines of the same list share a chart, so they share its time axis. */
@@ -171,7 +153,27 @@ function listSection(
   return html`<section class="list" data-kind="${first.kind}" data-image="${clip(first.image ?? '', 200)}">
 <h2>${heading}</h2>
 ${renderChart({ id, title, timelines, window: input.window, now: input.now, counts: input.stateKnown, chainOf })}
+${input.stateKnown ? usersList(timelines, chainOf) : null}
 </section>`;
+}
+
+/** Who uses each drawn version, by name in plain view (the chart's marks name them only in tooltips). */
+function usersList(timelines: readonly Timeline[], chainOf: (shoot: string) => string | null): Markup | null {
+  const items = timelines.flatMap((t) =>
+    t.rows
+      .filter((r) => r.users.names.length > 0)
+      .map((r) => {
+        const names = r.users.names.map((n, i) => {
+          const href = chainOf(n);
+          const name = href ? html`<a href="${href}">${clip(n, 200)}</a>` : html`${clip(n, 200)}`;
+          return html`${i > 0 ? ', ' : ''}${name}`;
+        });
+        const more = r.users.more > 0 ? html` <span class="more">and ${r.users.more} more</span>` : null;
+        return html`<li data-version="${clip(r.version, 100)}"><span class="version">${clip(r.version, 100)}</span> ${names}${more}</li>`;
+      }),
+  );
+  if (items.length === 0) return null;
+  return html`<ul class="users" aria-label="Shoots by version">${items}</ul>`;
 }
 
 function legend(counts: boolean, extended: boolean): Markup {
@@ -206,8 +208,8 @@ function extendedSection(p: ExplainedProfile, parent: string | null): Markup | n
 
 function stateLine(known: boolean): Markup {
   return known
-    ? html`<p class="state">Shoot counts, the maintenance forecast and the forced updates are from the cluster state.</p>`
-    : html`<p class="state none" data-no-state="">No cluster state: there are no Shoot counts and no forced updates on this page. Pass <code>--state FILE</code> or <code>--cluster</code> to see them.</p>`;
+    ? html`<p class="state">Shoot counts and the maintenance forecast are from the cluster state.</p>`
+    : html`<p class="state none" data-no-state="">No cluster state: there are no Shoot counts and no maintenance forecast on this page. Pass <code>--state FILE</code> or <code>--cluster</code> to see them.</p>`;
 }
 
 function warnings(report: ProfileReport): Markup | null {
@@ -235,36 +237,32 @@ function leftTimelines(model: ProfileTimelines): Markup | null {
   return html`<p class="more left-timelines" data-left="${l.timelines}">and ${plural(l.timelines, 'more minor')} (${plural(l.versions, 'version')}, ${plural(l.shoots, 'Shoot')}) not drawn: <code>version-policy explain</code> lists every version.</p>`;
 }
 
-function forcedSection(model: ProfileTimelines, input: PageInput): Markup {
-  const head = html`<h2>Forced updates in the window</h2>`;
+/** The forecast's steps inside the window by date: the chains' steps, with who, where and why in plain view. */
+function updatesSection(model: ProfileTimelines, input: PageInput, until: number): Markup {
+  const head = html`<h2>Updates in the window, by date</h2>`;
   if (!input.stateKnown)
-    return html`<section class="forced">${head}<p>Not known without a cluster state.</p></section>`;
-  const outside =
-    model.forcedOutside > 0
-      ? html`<p class="more">${plural(model.forcedOutside, 'more forced update')} outside the window.</p>`
+    return html`<section class="updates">${head}<p>Not known without a cluster state.</p></section>`;
+  const before =
+    model.updatesBefore > 0
+      ? html`<p class="more">${plural(model.updatesBefore, 'more step')} before the window.</p>`
       : null;
-  if (model.forcedUpdates.length === 0)
-    return html`<section class="forced">${head}<p>No Shoot on this profile uses a version that expires by ${day(input.window.to)}.</p>${outside}</section>`;
-  const rows = model.forcedUpdates.map((f) => forcedRow(f, input.now));
+  if (model.updates.length === 0)
+    return html`<section class="updates">${head}<p>Gardener's maintenance takes no step on this profile's Shoots in the window (forecast up to ${day(until)}).</p>${before}</section>`;
   const left =
-    model.forcedLeft > 0
-      ? html`<p class="more">and ${plural(model.forcedLeft, 'more forced update')} in the window: <code>version-policy explain</code> lists every one.</p>`
+    model.updatesLeft > 0
+      ? html`<p class="more">and ${plural(model.updatesLeft, 'more step')} in the window: <code>version-policy explain</code> lists every one.</p>`
       : null;
-  return html`<section class="forced">${head}<p>Shoots whose version expires by ${day(input.window.to)}: when their maintenance updates them, and to what, if nothing moves them first (the maintenance forecast above has each run, auto-updates included).</p>
-<table><thead><tr><th scope="col">Forced update</th><th scope="col">Shoot</th><th scope="col">Where</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Details</th></tr></thead>
-<tbody>${rows}</tbody></table>${left}${outside}</section>`;
+  return html`<section class="updates">${head}<p>Every step of the maintenance forecast up to ${day(until)}, auto and forced, by date. A version's expiry is shown as when it expires: the Shoot is force-updated only if no earlier step has moved it off.</p>
+<table><thead><tr><th scope="col">When</th><th scope="col">Shoot</th><th scope="col">Where</th><th scope="col">Step</th><th scope="col">From</th><th scope="col">To</th><th scope="col">Why</th></tr></thead>
+<tbody>${model.updates.map(updateRow)}</tbody></table>${left}${before}</section>`;
 }
 
-function forcedRow(f: ForcedUpdateRow, now: number): Markup {
-  return html`<tr class="forced-update" data-shoot="${clip(f.shoot, 200)}" data-from="${clip(f.from, 100)}" data-to="${clip(f.to ?? '', 100)}" data-at="${f.at ?? ''}" data-expires="${f.expiresAt ?? ''}">
-<td class="date">${updateDate(f, now)}</td><td>${clip(f.shoot, 200)}</td><td>${clip(f.place, 120)}</td><td>${clip(`${f.image ?? 'kubernetes'} ${f.from}`, 120)}</td><td${f.to === null ? html` class="fails"` : null}>${clip(forcedTarget(f), 160)}</td><td class="details">${clip(forcedWhen(f, now), 240)}</td></tr>`;
-}
-
-/** The day and hour when the Shoot sets a maintenance window; else when its window comes after the expiry. */
-function updateDate(f: ForcedUpdateRow, now: number): string {
-  if (f.at !== null) return `${f.at.slice(0, 10)} ${f.at.slice(11, 16)} UTC`;
-  if (f.expiresAt !== null && Date.parse(f.expiresAt) > now) return `after ${f.expiresAt.slice(0, 10)}`;
-  return 'next window';
+function updateRow(r: StepRow): Markup {
+  const e = r.event;
+  const kind = e.failure ? 'failure' : e.mode;
+  const when = html`${e.at.slice(0, 10)} ${e.at.slice(11, 16)} UTC${e.uncertain ? html` <br><span class="more">or a window earlier</span>` : null}`;
+  return html`<tr class="update k-${kind}" data-kind="${kind}" data-shoot="${clip(r.shoot, 200)}" data-from="${clip(e.from ?? '', 100)}" data-to="${clip(e.to ?? '', 100)}" data-at="${e.at}" data-expires="${r.expires ?? ''}">
+<td class="date">${when}</td><td class="shoot">${clip(r.shoot, 200)}</td><td>${clip(placeOf(e), 120)}</td><td class="mode">${kind === 'failure' ? `${e.mode}, fails` : e.mode}</td><td>${clip(fromOf(e), 120)}</td><td${e.failure ? html` class="fails"` : null}>${clip(targetOf(e), 160)}</td><td class="details">${clip(whyOf(r), 400)}</td></tr>`;
 }
 
 function notes(report: ProfileReport): Markup | null {

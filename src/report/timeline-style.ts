@@ -69,12 +69,16 @@ svg.chart { display: block; width: 100%; height: auto; }
 .chart .count.in-use rect { fill: #1b1b1b; }
 .chart .count.in-use text { fill: #fff; font-weight: 700; }
 .chart .more { fill: #4a4a4a; font-style: italic; }
-.forced table { border-collapse: collapse; width: 100%; }
-.forced th, .forced td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid #dedede; }
-.forced th { border-bottom: 2px solid #8c8c8c; }
-.forced .fails { color: #a33b00; font-weight: 700; }
-.forced .date { font-weight: 700; white-space: nowrap; }
-.forced .details { color: #4a4a4a; font-size: 12px; }
+.users { list-style: none; margin: 4px 0 0; padding: 0; columns: 2 320px; font-size: 12px; }
+.users li { break-inside: avoid; padding: 1px 0; }
+.users .version { font-family: ui-monospace, monospace; font-weight: 700; margin-right: 4px; }
+.updates table { border-collapse: collapse; width: 100%; }
+.updates .shoot { font-weight: 700; }
+.updates th, .updates td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid #dedede; }
+.updates th { border-bottom: 2px solid #8c8c8c; }
+.updates .fails { color: #a33b00; font-weight: 700; }
+.updates .date { font-weight: 700; white-space: nowrap; }
+.updates .details { color: #4a4a4a; font-size: 12px; }
 .index { border-collapse: collapse; margin-top: 10px; }
 .index th, .index td { text-align: left; padding: 4px 12px 4px 0; border-bottom: 1px solid #dedede; }
 .index th { border-bottom: 2px solid #8c8c8c; }
@@ -86,7 +90,7 @@ footer { margin-top: 28px; color: #6b6b6b; font-size: 12px; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   body { font-size: 11px; }
   main { max-width: none; padding: 0; }
-  .list, .forced tr, .legend { break-inside: avoid; }
+  .list, .updates tr, .legend { break-inside: avoid; }
   .profile + .profile { break-before: page; }
 }
 `);

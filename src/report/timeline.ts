@@ -1,9 +1,13 @@
 // The timelines of one profile, as data: one per Kubernetes minor and one per machine image and
 // minor, a row per version with its stages as time segments, the forecast's steps that fall in
-// the window (step-marks.ts), and the forced updates the report lists. Pure, and bounded whatever the profile's size: rows, timelines, segments and forced
-// updates are capped, and what is left out is counted so the page can say so.
-import type { CloudProfileSpec, ExpirableVersion } from '../api/types.js';
-import type { ForcedUpdateRow, ProfileReport, VersionRow } from './version-report.js';
+// the window (step-marks.ts), and those steps as the report lists them, in time order. Pure, and
+// bounded whatever the profile's size: rows, timelines, segments and listed steps are capped, and
+// what is left out is counted so the page can say so.
+import type { CloudProfileSpec, ExpirableVersion, Shoot } from '../api/types.js';
+import { objectKey } from '../api/types.js';
+import { versionUsesOf } from '../gardener/version-uses.js';
+import type { ProfileReport, VersionRow } from './version-report.js';
+import { type StepRow, stepsOf } from './steps.js';
 import { versionKey } from '../gardener/forecast/index.js';
 import { minorKey, stagesOf } from '../gardener/versions.js';
 import { type ShootChain, type StepMark, stepMarks } from './step-marks.js';
@@ -14,8 +18,10 @@ export const LIMITS = {
   rowsPerTimeline: 20,
   timelines: 40,
   segmentsPerRow: 12,
-  forcedUpdates: 100,
+  updates: 100,
   updateMarksPerRow: 8,
+  /** Shoots named under a chart per version; the rest are counted. */
+  namesPerRow: 3,
 } as const;
 
 /** An expiry a NamespacedCloudProfile extends against its parent's (extended.ts finds them). */
@@ -51,6 +57,8 @@ export interface TimelineRow {
   marksLeft: number;
   /** A NamespacedCloudProfile moves this version's expiry later than its parent's. */
   extended: ExtendedExpiry | null;
+  /** The first Shoots (by key) that use the version, for the page to name, and how many more do. */
+  users: { names: string[]; more: number };
 }
 
 export interface Left {
@@ -72,12 +80,12 @@ export interface ProfileTimelines {
   timelines: Timeline[];
   /** Timelines beyond the cap. */
   leftTimelines: Left & { timelines: number };
-  /** Shoots whose version expires by the window's end, when and to what they are updated. */
-  forcedUpdates: ForcedUpdateRow[];
-  /** Forced updates after the window, or (with a window in the future) before it. */
-  forcedOutside: number;
-  /** Forced updates in the window beyond the cap. */
-  forcedLeft: number;
+  /** The forecast's steps and failures inside the window, in time order: the same as the chains and the marks. */
+  updates: StepRow[];
+  /** Steps before the window (one that starts after now). */
+  updatesBefore: number;
+  /** Steps in the window beyond the cap. */
+  updatesLeft: number;
 }
 
 interface Group {
@@ -93,14 +101,15 @@ export interface TimelineInputs {
   /** The forecast of the profile's Shoots; empty without a cluster state. */
   chains: readonly ShootChain[];
   extended: readonly ExtendedExpiry[];
+  /** The profile's Shoots (not being deleted), to name on their versions' rows. */
+  shoots: readonly Shoot[];
 }
 
 export function buildTimelines(
   spec: CloudProfileSpec,
   report: ProfileReport,
-  now: number,
   window: TimelineWindow,
-  inputs: TimelineInputs = { chains: [], extended: [] },
+  inputs: TimelineInputs = { chains: [], extended: [], shoots: [] },
 ): ProfileTimelines {
   const groups = [
     ...groupByMinor('kubernetes', null, report.kubernetes, spec.kubernetes.versions),
@@ -110,10 +119,12 @@ export function buildTimelines(
     }),
   ];
   const { kept, left } = keepInUseFirst(groups, LIMITS.timelines, (g) => g.shoots > 0);
-  const forced = forcedInWindow(report.forcedUpdates, now, window);
+  const steps = stepsOf(report);
+  const inside = steps.filter((r) => Date.parse(r.event.at) >= window.from && Date.parse(r.event.at) <= window.to);
   const rows: RowExtras = {
     marks: stepMarks(inputs.chains, window, LIMITS.updateMarksPerRow),
     extended: new Map(inputs.extended.map((e) => [useKey(e.kind, e.image, e.version), e])),
+    users: usersByVersion(inputs.shoots),
   };
   return {
     timelines: kept.map((g) => timelineOf(g, window, rows)),
@@ -122,9 +133,9 @@ export function buildTimelines(
       versions: sum(left, (g) => g.rows.length),
       shoots: sum(left, (g) => g.shoots),
     },
-    forcedUpdates: forced.inside.slice(0, LIMITS.forcedUpdates),
-    forcedOutside: forced.outside,
-    forcedLeft: Math.max(0, forced.inside.length - LIMITS.forcedUpdates),
+    updates: inside.slice(0, LIMITS.updates),
+    updatesBefore: steps.filter((r) => Date.parse(r.event.at) < window.from).length,
+    updatesLeft: Math.max(0, inside.length - LIMITS.updates),
   };
 }
 
@@ -151,6 +162,24 @@ function groupByMinor(
 interface RowExtras {
   marks: ReadonlyMap<string, { marks: StepMark[]; left: number }>;
   extended: ReadonlyMap<string, ExtendedExpiry>;
+  users: ReadonlyMap<string, string[]>;
+}
+
+/** Per version key, the keys of the Shoots that use it anywhere, in key order, each once. */
+function usersByVersion(shoots: readonly Shoot[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const keyed = shoots
+    .map((s) => ({ s, key: objectKey(s) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { s, key } of keyed) {
+    for (const use of versionUsesOf(s)) {
+      const row = useKey(use.kind, use.kind === 'machine-image' ? use.image : null, use.version);
+      const names = out.get(row);
+      if (!names) out.set(row, [key]);
+      else if (names[names.length - 1] !== key) names.push(key);
+    }
+  }
+  return out;
 }
 
 function timelineOf(g: Group, window: TimelineWindow, extras: RowExtras): Timeline {
@@ -178,6 +207,7 @@ function rowOf(
     marks: marks?.marks ?? [],
     marksLeft: marks?.left ?? 0,
     extended: extras.extended.get(key) ?? null,
+    users: namesOf(extras.users.get(key) ?? []),
   };
   const inWindow = (version ? segmentsOf(version) : []).filter((s) => s.end > window.from && s.start < window.to);
   if (inWindow.length <= LIMITS.segmentsPerRow) return { ...base, segments: inWindow, undrawn: null };
@@ -191,9 +221,8 @@ function rowOf(
 
 const useKey = versionKey;
 
-function runsAt(f: ForcedUpdateRow, now: number): number {
-  if (f.at !== null) return Date.parse(f.at);
-  return Math.max(f.expiresAt === null ? -Infinity : Date.parse(f.expiresAt), now);
+function namesOf(all: readonly string[]): TimelineRow['users'] {
+  return { names: all.slice(0, LIMITS.namesPerRow), more: Math.max(0, all.length - LIMITS.namesPerRow) };
 }
 
 /**
@@ -227,18 +256,6 @@ export function segmentsOf(v: ExpirableVersion): Segment[] {
   }
   out.push({ stage, start: from, end: Infinity });
   return out;
-}
-
-/** The updates of versions that expire by the window's end and that run inside the window. */
-function forcedInWindow(
-  rows: readonly ForcedUpdateRow[],
-  now: number,
-  window: TimelineWindow,
-): { inside: ForcedUpdateRow[]; outside: number } {
-  const inside = rows.filter(
-    (f) => (f.expiresAt === null || Date.parse(f.expiresAt) <= window.to) && runsAt(f, now) >= window.from,
-  );
-  return { inside, outside: rows.length - inside.length };
 }
 
 /**

@@ -1,16 +1,18 @@
 // What happens to a profile's versions, and when: per version its classification now, its next
 // transition, its expiry, whether the defaulting policy manages it and how many Shoots use it;
-// then the Shoots that will be forcibly updated, when and to which version. Pure: the profile,
-// the cluster state and `now` in, the report out (`explain` prints it).
+// then what Gardener's maintenance does to the profile's Shoots, run by run, as the forecast's
+// engine (src/gardener/forecast/) says: the same steps `version-policy forecast` lists. Pure: the
+// profile, the cluster state, the forecast's chains and `now` in, the report out (`explain` prints it).
 import type { ClusterState } from '../api/cluster-state.js';
-import type { ShootVersionUse } from '../gardener/forced-update.js';
-import { describeUse, ForcedUpdatePlanner, placeOf, versionUsesOf } from '../gardener/forced-update.js';
-import type { TimeWindow } from '../gardener/maintenance.js';
+import { type ForecastEvent } from '../gardener/forecast/index.js';
+import { describeUse } from '../gardener/version-uses.js';
+import { runWindowOf } from '../gardener/forecast/runs.js';
 import type { UpdateStrategy } from '../gardener/update-path.js';
 import type { ManagedVersions } from '../policy/defaulting/managed-annotation.js';
 import { strategyOf } from '../gardener/update-path.js';
 import type { Classification, CloudProfileSpec, ExpirableVersion, ProfileRef, Shoot } from '../api/types.js';
-import { objectKey } from '../api/types.js';
+import { objectKey, profileRefKey } from '../api/types.js';
+import type { ShootChain } from './step-marks.js';
 import {
   classificationAt,
   compareVersions,
@@ -36,24 +38,26 @@ export interface ImageReport {
   versions: VersionRow[];
 }
 
-export interface ForcedUpdateRow {
+/** A forecast step as `version-policy forecast --output json` writes it: instants as RFC 3339. */
+export type EventJson = Omit<ForecastEvent, 'at' | 'windowEnd'> & { at: string; windowEnd: string };
+
+/** One Shoot's steps, in the shape of an entry of `forecast --output json`'s `shoots`. */
+export interface MaintenanceShoot {
   shoot: string;
-  /** `control plane` or `worker pool "<name>"`. */
-  place: string;
-  kind: 'kubernetes' | 'machine-image';
-  image: string | null;
-  from: string;
-  /** null: no version to update to; the maintenance will fail. */
-  to: string | null;
-  /** The target is expired too: the next window updates again. */
-  toExpired: boolean;
-  /** Why there is no target. */
-  problem: string | null;
-  /** null when the version has been expired from the start. */
-  expiresAt: string | null;
-  maintenanceWindow: TimeWindow | null;
-  /** The maintenance window the update runs in, when the Shoot sets one. */
-  at: string | null;
+  /** `CloudProfile/aws`, `NamespacedCloudProfile/garden-dev/aws-extended`. */
+  profile: string;
+  /** The window as Gardener reads it; `always (no timeWindow)` when the Shoot sets none. */
+  window: string;
+  events: EventJson[];
+}
+
+/** Gardener's maintenance of the profile's Shoots from now to `until`: every step, auto or forced, and every failure. */
+export interface MaintenanceReport {
+  until: string;
+  /** When the fleet forecast the steps come from was made (the server's pages); null: made for this report. */
+  madeAt: string | null;
+  /** The Shoots with a step, in key order. */
+  shoots: MaintenanceShoot[];
 }
 
 export interface ProfileReport {
@@ -63,7 +67,9 @@ export interface ProfileReport {
   parent: string | null;
   kubernetes: VersionRow[];
   machineImages: ImageReport[];
-  forcedUpdates: ForcedUpdateRow[];
+  /** null while the server's first fleet forecast is being made. */
+  maintenance: MaintenanceReport | null;
+  /** The predicted failures, conclusion first. */
   warnings: string[];
   notes: string[];
 }
@@ -76,17 +82,13 @@ export interface ReportInput {
   state: ClusterState;
   now: number;
   managed: ManagedVersions;
+  /** The forecast of the profile's Shoots (chains.ts); null: not made yet. */
+  maintenance: { until: number; madeAt: number | null; chains: readonly ShootChain[] } | null;
 }
 
 export function buildProfileReport(input: ReportInput): ProfileReport {
   const { ref, spec, state, now } = input;
-  const shoots = state.shootsUsing(ref).filter(live).sort(byKey);
-  const planner = new ForcedUpdatePlanner(spec);
-  const forcedUpdates: ForcedUpdateRow[] = [];
-  for (const s of shoots) for (const use of versionUsesOf(s)) forcedUpdateRow(forcedUpdates, planner, s, use, now);
-  forcedUpdates.sort(
-    (a, b) => whenOf(a, now) - whenOf(b, now) || a.shoot.localeCompare(b.shoot) || a.place.localeCompare(b.place),
-  );
+  const maintenance = input.maintenance && maintenanceOf(input.maintenance, profileRefKey(ref));
   return {
     kind: ref.kind,
     name: ref.name,
@@ -102,10 +104,44 @@ export function buildProfileReport(input: ReportInput): ProfileReport {
         state.machineImageVersionShootCount(ref, image.name, v),
       ),
     })),
-    forcedUpdates,
-    warnings: forcedUpdates.filter((f) => f.to === null).map((f) => failureWarning(f, now)),
+    maintenance,
+    warnings: input.maintenance ? failureWarnings(input.maintenance.chains) : [],
     notes: ref.kind === 'CloudProfile' ? uncountedNote(state, ref.name) : [],
   };
+}
+
+function maintenanceOf(m: NonNullable<ReportInput['maintenance']>, profile: string): MaintenanceReport {
+  return {
+    until: formatInstant(m.until),
+    madeAt: m.madeAt === null ? null : formatInstant(m.madeAt),
+    shoots: m.chains
+      .filter((c) => c.events.length > 0)
+      .map((c) => ({
+        shoot: c.key,
+        profile,
+        window: runWindowOf(c.shoot).text,
+        events: c.events.map(eventJson),
+      })),
+  };
+}
+
+export function eventJson(e: ForecastEvent): EventJson {
+  return { ...e, at: formatInstant(e.at), windowEnd: formatInstant(e.windowEnd) };
+}
+
+/** Each predicted failure, soonest first: what fails, the Shoot, then why (a webhook cuts a warning at 256 characters). */
+function failureWarnings(chains: readonly ShootChain[]): string[] {
+  return chains
+    .flatMap((c) => c.events.filter((e) => e.failure).map((e) => ({ shoot: c.key, e })))
+    .sort((a, b) => a.e.at - b.e.at || (a.shoot < b.shoot ? -1 : a.shoot > b.shoot ? 1 : 0))
+    .map(({ shoot, e }) => {
+      const c = e.component;
+      const what =
+        c.kind === 'run'
+          ? 'the run'
+          : `${c.pool === undefined ? 'control plane' : `worker pool "${c.pool}"`}: ${describeUse({ kind: c.kind, version: e.from ?? '', ...(c.kind === 'machine-image' ? { image: c.image } : {}) })}`;
+      return `${e.mode} update will fail at ${formatInstant(e.at)}: shoot '${shoot}' ${what}: ${e.failure!.message} (${e.trigger})`;
+    });
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -132,56 +168,9 @@ function rows(
     });
 }
 
-function forcedUpdateRow(
-  out: ForcedUpdateRow[],
-  planner: ForcedUpdatePlanner,
-  shoot: Shoot,
-  use: ShootVersionUse,
-  now: number,
-): void {
-  const plan = planner.plan(shoot, use, now);
-  if (!plan) return;
-  const u = plan.update;
-  out.push({
-    shoot: objectKey(shoot),
-    place: placeOf(use),
-    kind: use.kind,
-    image: use.kind === 'machine-image' ? use.image : null,
-    from: use.version,
-    to: u.found ? u.version : null,
-    toExpired: u.found && u.expired,
-    problem: u.found ? null : u.reason,
-    expiresAt: Number.isFinite(plan.expiresAt) ? formatInstant(plan.expiresAt) : null,
-    maintenanceWindow: plan.window ?? null,
-    at: plan.at !== undefined ? formatInstant(plan.at) : null,
-  });
-}
-
-/** When the update runs, for ordering: the window if known, else the expiry (or now, if passed). */
-function whenOf(f: ForcedUpdateRow, now: number): number {
-  if (f.at) return Date.parse(f.at);
-  return f.expiresAt ? Math.max(Date.parse(f.expiresAt), now) : now;
-}
-
-function failureWarning(f: ForcedUpdateRow, now: number): string {
-  const use = describeUse({ kind: f.kind, version: f.from, ...(f.image ? { image: f.image } : {}) });
-  const expiry =
-    f.expiresAt === null
-      ? 'is expired'
-      : Date.parse(f.expiresAt) < now
-        ? `expired at ${f.expiresAt}`
-        : `expires at ${f.expiresAt}`;
-  // The conclusion and the Shoot first: the webhook's budget cuts a warning at 256 characters, and the reason is what may go.
-  return `forced update will fail: shoot '${f.shoot}' ${f.place}: ${use} ${expiry} and no version to update to exists (${f.problem})`;
-}
-
-/** Shoots being deleted are neither counted nor updated. */
+/** Shoots being deleted are not counted. */
 function live(shoot: Shoot): boolean {
   return !shoot.metadata.deletionTimestamp;
-}
-
-function byKey(a: Shoot, b: Shoot): number {
-  return objectKey(a).localeCompare(objectKey(b));
 }
 
 /** Shoots on child NamespacedCloudProfiles see their own expiries, so they are explained there. */

@@ -33,7 +33,7 @@ import {
 import { ConnectionGate } from './connection-gate.js';
 import { watchEventLoop, type EventLoopWatchdog } from './event-loop.js';
 import { loggable } from './logging.js';
-import { isPagePath, pagesElsewhere, type ProfilePagesOptions, registerProfilePages } from './ui.js';
+import { isPagePath, pagesElsewhere, type ProfilePagesOptions, registerProfilePages, registerRootPage } from './ui.js';
 import type { WebhookMetrics } from './metrics.js';
 import { createMetrics } from './metrics.js';
 import { Readiness, registerProbes } from './probes.js';
@@ -156,10 +156,13 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     }),
   });
   registerProbes(app, readiness);
-  if (opts.serveMetrics ?? config.server.probePort === 0) registerMetricsRoute(app, metrics);
+  const serveMetrics = opts.serveMetrics ?? config.server.probePort === 0;
+  if (serveMetrics) registerMetricsRoute(app, metrics);
   // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
-  if (config.server.ui.enabled && config.server.probePort === 0)
+  if (pagesHere) {
     registerProfilePages(app, { state: opts.state, now, ...(opts.forecast ? { forecast: opts.forecast } : {}) });
+    registerRootPage(app, { pages: true, metrics: serveMetrics, probes: true });
+  }
 
   let watchdog: EventLoopWatchdog | undefined;
   app.addHook('onClose', (_app, done) => {
@@ -214,6 +217,7 @@ export function buildProbeServer(opts: {
   registerProbes(app, opts.readiness);
   registerMetricsRoute(app, opts.metrics);
   if (opts.pages) registerProfilePages(app, opts.pages);
+  registerRootPage(app, { pages: opts.pages !== undefined, metrics: true, probes: true });
   // The pages are here or nowhere: without them, a 404 under /profiles says how to turn them on.
   const off = opts.pages ? undefined : { ui: { enabled: false }, probePort: 0 };
   app.setNotFoundHandler((req, reply) => answerError(notFound(req, off), req, reply, 0));

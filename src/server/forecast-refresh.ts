@@ -11,10 +11,11 @@ import {
   type FleetForecastDone,
   type FleetForecastInput,
   type FleetForecastPart,
+  type ProfileCounts,
   type VersionCounts,
 } from './workers/fleet-forecast.js';
 
-export type { VersionCounts } from './workers/fleet-forecast.js';
+export type { ProfileCounts, VersionCounts } from './workers/fleet-forecast.js';
 
 /** Five minutes: a forecast moves by maintenance windows (days); 10,000 Shoots cost 1–2 s of CPU. */
 export const REFRESH_MS = 5 * 60_000;
@@ -33,8 +34,8 @@ export interface ForecastSummary {
   durationMs: number;
   busyMs: number;
   byVersion: VersionCounts[];
-  /** Per profile (`CloudProfile/aws`): Shoots with a forced update within 30 days, and with a failure. */
-  byProfile: Map<string, { forced30d: number; failing: number }>;
+  /** Per profile (`CloudProfile/aws`): Shoots with a step (auto or forced) within 30 days, with a forced one, and with a failure. */
+  byProfile: Map<string, ProfileCounts>;
   /** Each profile's Shoots with their steps, for the /profiles pages: they never forecast on a request. */
   chains: Map<string, ShootChain[]>;
 }

@@ -1,4 +1,4 @@
-// Binary search over sorted instants, shared by the forced-update cache and the forecast.
+// Binary search over sorted instants, used by the forecast.
 
 /** Index of the first element ≥ t: how many of the sorted values lie strictly before t. */
 export function firstAtOrAfter(sorted: readonly number[], t: number): number {

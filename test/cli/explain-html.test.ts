@@ -69,7 +69,7 @@ t.test('the page for every profile of the file, with counts when a state is give
   );
 });
 
-t.test('window flags: strict, and only with --output html', async (t) => {
+t.test('window flags: strict, and --from only with --output html', async (t) => {
   const file = 'test/fixtures/explain/profile.yaml';
   const cases: Array<[string, string[], RegExp]> = [
     [
@@ -87,7 +87,7 @@ t.test('window flags: strict, and only with --output html', async (t) => {
       ['--output', 'html', '--from', '10d', '--to', '5d', file],
       /--from\/--to: the window must end at least one day after it starts/,
     ],
-    ['only for html', ['--from', '-30d', file], /--from and --to shape the timeline page: use them with --output html/],
+    ['--from only for html', ['--from', '-30d', file], /--from shapes the timeline page: use it with --output html/],
     ['--output choices', ['--output', 'svg', file], /Allowed choices are text, json, html/],
   ];
   const runs = await Promise.all(cases.map(([, args]) => runCli(['explain', ...NOW, ...args], ROOT)));

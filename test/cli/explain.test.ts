@@ -65,30 +65,62 @@ t.test('the JSON report says what the fixture implies', async (t) => {
   );
   t.equal(k8s['1.29.8']?.shoots, 1, 'the Shoot being deleted is not counted');
   t.equal(k8s['1.31.1']?.shoots, 0, 'a Shoot on the NamespacedCloudProfile is counted there');
+  const m = p.maintenance!;
+  t.equal(m.until, '2027-09-01T00:00:00Z', 'the forecast runs to the window end, 365 days by default');
+  t.equal(m.madeAt, null);
   t.notOk(
-    p.forcedUpdates.some((f) => f.shoot === 'garden-dev/leaving'),
+    m.shoots.some((x) => x.shoot === 'garden-dev/leaving'),
     'a Shoot being deleted is not updated',
   );
-  const byPlace = (shoot: string, place: string, kind: string) =>
-    p.forcedUpdates.find((f) => f.shoot === shoot && f.place === place && f.kind === kind);
-  t.match(byPlace('garden-dev/alpha', 'control plane', 'kubernetes'), {
-    from: '1.30.5',
+  const step = (shoot: string, kind: string, pool: string | undefined, from: string) =>
+    m.shoots
+      .find((x) => x.shoot === shoot)
+      ?.events.find(
+        (e) =>
+          e.component.kind === kind &&
+          'pool' in e.component === (pool !== undefined) &&
+          (pool === undefined || (e.component as { pool: string }).pool === pool) &&
+          e.from === from,
+      );
+  t.match(step('garden-dev/alpha', 'kubernetes', undefined, '1.30.5'), {
+    mode: 'forced',
     to: '1.31.2',
     at: '2026-09-10T20:00:00Z',
-    expiresAt: '2026-09-10T00:00:00Z',
+    trigger: '1.30.5 expired at 2026-09-10T00:00:00Z',
   });
-  t.match(byPlace('garden-dev/beta', 'worker pool "legacy"', 'kubernetes'), {
-    from: '1.28.9',
+  t.match(step('garden-dev/beta', 'kubernetes', 'legacy', '1.28.9'), {
+    mode: 'forced',
     to: '1.29.8',
-    toExpired: true,
-    at: null,
+    toClassification: 'expired',
+    at: '2026-09-02T00:00:00Z',
   });
-  t.match(byPlace('garden-dev/beta', 'worker pool "ubuntu"', 'machine-image'), {
-    to: null,
-    problem: /update strategy patch/,
+  t.match(step('garden-dev/beta', 'machine-image', 'ubuntu', '22.4.1'), {
+    to: undefined,
+    failure: { kind: 'no-target', message: /update strategy patch/ },
   });
+  t.match(
+    step('garden-dev/beta', 'machine-image', 'legacy', '15.5.0'),
+    { mode: 'auto', to: '15.6.0', at: '2026-09-02T00:00:00Z' },
+    'auto-updated the next night, although it expires on 2026-10-15: never called forced',
+  );
   t.equal(p.warnings.length, 1, 'one maintenance failure ahead');
-  t.match(p.warnings[0], /^forced update will fail: shoot 'garden-dev\/beta' .*ubuntu:22\.4\.1/);
+  t.match(
+    p.warnings[0],
+    /^forced update will fail at 2026-09-02T00:00:00Z: shoot 'garden-dev\/beta' .*ubuntu:22\.4\.1/,
+  );
+});
+
+t.test('--to ends the maintenance forecast in the text and JSON too', async (t) => {
+  const [text, json] = await Promise.all([
+    run([...STATE, '--to', '2026-09-05', `${FIXTURES}/profile.yaml`]),
+    run([...STATE, '--to', '4d', '--output', 'json', `${FIXTURES}/profile.yaml`]),
+  ]);
+  t.same([text.code, json.code], [0, 0], text.stderr + json.stderr);
+  t.match(text.stdout, /^Maintenance until 2026-09-05T00:00:00Z: 5 steps \(4 forced\) on 2 Shoots, 1 failure$/m);
+  const m = (JSON.parse(json.stdout) as ExplainReport).profiles[0]!.maintenance!;
+  t.equal(m.until, '2026-09-05T00:00:00Z');
+  const ats = m.shoots.flatMap((x) => x.events.map((e) => e.at));
+  t.ok(ats.length > 0 && ats.every((at) => at < '2026-09-05'), `every step before the end: ${ats.join(' ')}`);
 });
 
 t.test('usage and input errors exit 2 with one line', async (t) => {

@@ -9,7 +9,7 @@ import { explainProfile } from '../../src/report/profile.js';
 import { renderProfilesPage } from '../../src/report/timeline-page.js';
 import { LIMITS } from '../../src/report/timeline.js';
 import { resolveWindow } from '../../src/report/window.js';
-import { attr, byClass, hasClass, parsePage, textOf } from '../helpers/html-dom.js';
+import { attr, byClass, elements, hasClass, parsePage, textOf } from '../helpers/html-dom.js';
 import { cloudProfile, image, NOW, shoot } from '../helpers/objects.js';
 
 const stamp = (days: number) => new Date(NOW + days * 86_400_000).toISOString().replace('.000Z', 'Z');
@@ -63,7 +63,7 @@ const shoots: Shoot[] = Array.from({ length: 300 }, (_, i) =>
 const state = staticState([profile, ...shoots]);
 // The forecast made beforehand, as the server makes it in the background: its cost grows with the
 // stage starts × versions of such a profile (seconds here), which is the forecast's, not the page's.
-const explained = explainProfile(profile, state, NOW);
+const explained = explainProfile(profile, state, NOW, 'pending');
 const forecast = {
   at: NOW,
   until: resolveWindow(NOW).to,
@@ -90,7 +90,16 @@ t.test('the page is bounded', async (t) => {
     byClass(document, 'row').every((r) => byClass(r, 'segment').length <= LIMITS.segmentsPerRow),
     'at most 12 segments a row',
   );
-  t.ok(byClass(document, 'forced-update').length <= LIMITS.forcedUpdates, 'at most 100 forced updates');
+  t.equal(byClass(document, 'update').length, LIMITS.updates, 'at most 100 steps listed by date');
+  t.match(textOf(byClass(document, 'updates')[0]!), /and \d+ more steps in the window/, 'the rest counted');
+  t.ok(
+    byClass(document, 'users').every((u) =>
+      elements(u, (e) => e.tagName === 'li').every(
+        (li) => elements(li, (e) => e.tagName === 'a').length <= LIMITS.namesPerRow,
+      ),
+    ),
+    'at most 3 Shoots named a version',
+  );
   t.ok(
     byClass(document, 'marks').every((g) => byClass(g, 'step').length <= LIMITS.updateMarksPerRow),
     'at most 8 forecast marks a row',

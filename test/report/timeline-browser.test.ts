@@ -104,6 +104,39 @@ if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
     );
   });
 
+  t.test("a person's visit: / lists the pages, every click is answered, Shoot names are on the page", async (t) => {
+    const { page, problems } = await watchedPage();
+    t.teardown(() => page.close());
+    t.equal((await page.goto(`${base}/`))?.status(), 200);
+    await page.click('a[href="profiles"]');
+    await page.waitForURL(`${base}/profiles`);
+    const statuses: number[] = [];
+    page.on('response', (r) => statuses.push(r.status()));
+    // Clicks as a person makes them, one after another: a page, back, the same again, another window.
+    for (let i = 0; i < 2; i++) {
+      await page.click('text=gcp');
+      await page.waitForURL(`${base}/profiles/gcp`);
+      await page.goBack();
+    }
+    await page.goto(`${base}/profiles/gcp?to=30d`);
+    await page.goto(`${base}/profiles/gcp?from=-7d`);
+    t.ok(statuses.length >= 4, `${statuses.length} answers`);
+    t.ok(
+      statuses.every((s) => s === 200 || s === 304),
+      `no 503 for a person's clicks (a browser does not retry it): ${statuses.join(' ')}`,
+    );
+    // The names are text on the page, not tooltips: visible, with a size.
+    for (const locator of [
+      page.locator('ul.users a', { hasText: 'garden-finance/ledger' }).first(),
+      page.locator('tr.update td.shoot', { hasText: 'garden-finance/ledger' }).first(),
+    ]) {
+      t.ok(await locator.isVisible(), 'a Shoot name is visible');
+      const box = await locator.boundingBox();
+      t.ok(box && box.width > 20 && box.height > 5, `drawn: ${box?.width}×${box?.height}`);
+    }
+    t.same(problems, []);
+  });
+
   t.test('the file explain writes, opened as it is, on screen and in print', async (t) => {
     const { page, problems, requests } = await watchedPage();
     t.teardown(() => page.close());

@@ -1,5 +1,5 @@
 // Everything on the page that comes from an object (names, versions, classifications, Shoot
-// names in warnings and forced updates) is text, never markup: hostile strings are rendered, then
+// names in warnings and updates) is text, never markup: hostile strings are rendered, then
 // the page is parsed as a browser would, and no element or attribute they carry may exist.
 import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
@@ -110,6 +110,7 @@ t.test('hostile strings add no element, attribute or parse error', async (t) => 
     'ol',
     'strong',
     'a',
+    'br',
   ]);
   const tags = new Set(elements(document).map((e) => e.tagName));
   t.same(
@@ -151,8 +152,12 @@ t.test('they are shown as the text they are', async (t) => {
   );
   t.match(textOf(stage), HOSTILE.stage.slice(0, 20), 'an unknown classification is drawn under its own name');
   t.ok(
-    byClass(document, 'forced-update').some((r) => attr(r, 'data-shoot') === `${HOSTILE.namespace}/${HOSTILE.shoot}`),
-    'the Shoot name in the forced updates',
+    byClass(document, 'update').some((r) => attr(r, 'data-shoot') === `${HOSTILE.namespace}/${HOSTILE.shoot}`),
+    'the Shoot name in the updates by date',
+  );
+  t.ok(
+    byClass(document, 'users').some((u) => textOf(u).includes(`${HOSTILE.namespace}/${HOSTILE.shoot}`)),
+    'and named on its versions, under the chart',
   );
   t.match(textOf(one(document, (e) => hasClass(e, 'warnings'), 'warnings')), HOSTILE.shoot, 'and in the warnings');
   t.ok(

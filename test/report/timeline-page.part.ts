@@ -1,6 +1,6 @@
 // The timeline page, read back by a real HTML parser (test/helpers/html-dom.ts): which timelines
 // and rows it has, where each stage segment starts and ends, where "now" and the month ticks are,
-// and which Shoot counts and forced updates it shows. Fixed profile, state, now and window.
+// and which Shoot counts, Shoot names and maintenance steps it shows. Fixed profile, state, now and window.
 import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import type { Shoot } from '../../src/api/types.js';
@@ -347,29 +347,57 @@ t.test('Shoot counts are drawn on their version rows; Shoots being deleted are n
   );
 });
 
-t.test('forced updates: the Shoots whose version expires inside the window, with date and target', async (t) => {
+t.test('updates by date: every step of the forecast, auto and forced, with who, where and why', async (t) => {
   const { document } = render();
-  const rows = byClass(document, 'forced-update').map((r) => ({
+  const rows = byClass(document, 'update').map((r) => ({
+    kind: attr(r, 'data-kind'),
     shoot: attr(r, 'data-shoot'),
     from: attr(r, 'data-from'),
     to: attr(r, 'data-to'),
     at: attr(r, 'data-at'),
+    expires: attr(r, 'data-expires'),
     date: textOf(one(r, (e) => hasClass(e, 'date'), 'date cell')),
   }));
   t.same(rows, [
-    // 1592.1.0 expires 2026-10-15: a's window is 03:00 UTC, b has none.
+    // a's deprecated 1592.1.0 expires 2026-10-15, but a's auto-update moves it off in its first
+    // window (03:00 UTC): an auto-update, never a forced one; the expiry is shown as such.
     {
+      kind: 'auto',
       shoot: 'garden-dev/a',
       from: '1592.1.0',
       to: '1592.2.0',
-      at: '2026-10-15T03:00:00Z',
-      date: '2026-10-15 03:00 UTC',
+      at: '2026-09-01T03:00:00Z',
+      expires: '2026-10-15T00:00:00Z',
+      date: '2026-09-01 03:00 UTC',
     },
-    // 1.32.1 expires 2027-01-01, and 1.32 has no other live patch: the next minor's latest. In
-    // the order they run: b, without a window, from the expiry on; a in its window at 03:00.
-    { shoot: 'garden-dev/b', from: '1.32.1', to: '1.33.0', at: '', date: 'after 2027-01-01' },
-    { shoot: 'garden-dev/a', from: '1.32.1', to: '1.33.0', at: '2027-01-01T03:00:00Z', date: '2027-01-01 03:00 UTC' },
+    // 1.32.1 expires 2027-01-01, and 1.32 has no other live patch: the next minor's latest. a
+    // runs at 03:00 that day; b, without a window, at 00:00, when it is not expired yet (a stage
+    // applies strictly after its start), so the next day.
+    {
+      kind: 'forced',
+      shoot: 'garden-dev/a',
+      from: '1.32.1',
+      to: '1.33.0',
+      at: '2027-01-01T03:00:00Z',
+      expires: '2027-01-01T00:00:00Z',
+      date: '2027-01-01 03:00 UTC',
+    },
+    {
+      kind: 'forced',
+      shoot: 'garden-dev/b',
+      from: '1.32.1',
+      to: '1.33.0',
+      at: '2027-01-02T00:00:00Z',
+      expires: '2027-01-01T00:00:00Z',
+      date: '2027-01-02 00:00 UTC or a window earlier',
+    },
   ]);
+  const first = byClass(document, 'update')[0]!;
+  t.match(
+    textOf(first),
+    /garden-dev\/a.*worker pool "w".*auto.*gardenlinux 1592\.1\.0.*1592\.2\.0.*auto-update on, 1592\.1\.0 is deprecated \(1592\.1\.0 expires 2026-10-15T00:00:00Z, after this step\)/,
+    'the Shoot, the place and why, in plain view; the expiry comes after the step',
+  );
   t.notOk(
     rows.some((r) => r.shoot === 'garden-dev/gone'),
     'a Shoot being deleted is not updated',
@@ -428,16 +456,32 @@ t.test('forced updates: the Shoots whose version expires inside the window, with
   t.equal(attr(chain.parentNode as Element, 'data-shoot'), 'garden-dev/a', "a click on the mark opens a's chain");
   t.same(marks('kubernetes', '', '1.31.5'), [], 'no mark where nothing moves');
 
-  // A window that ends before 1.32.1 expires lists only the image update, and counts the others.
+  // The forecast runs to the window's end: a window that ends before 1.32.1 expires lists only
+  // the image update; one that starts after it counts it as before the window.
   const short = render(resolveWindow(NOW, { days: -30 }, { days: 60 })).document;
   t.same(
-    byClass(short, 'forced-update').map((r) => attr(r, 'data-from')),
+    byClass(short, 'update').map((r) => attr(r, 'data-from')),
     ['1592.1.0'],
   );
-  t.match(
-    textOf(one(short, (e) => hasClass(e, 'forced'), 'forced section')),
-    '2 more forced updates outside the window',
+  const later = render(resolveWindow(NOW, { days: 30 }, { days: 200 })).document;
+  t.same(
+    byClass(later, 'update').map((r) => attr(r, 'data-at')),
+    ['2027-01-01T03:00:00Z', '2027-01-02T00:00:00Z'],
   );
+  t.match(textOf(one(later, (e) => hasClass(e, 'updates'), 'updates section')), '1 more step before the window');
+});
+
+t.test('Shoot names in plain view: under each chart, the Shoots on each version', async (t) => {
+  const { document } = render();
+  const users = byClass(document, 'users').flatMap((u) =>
+    elements(u, (e) => e.tagName === 'li').map((li) => [attr(li, 'data-version'), textOf(li)]),
+  );
+  t.same(users, [
+    ['1.32.1', '1.32.1 garden-dev/a, garden-dev/b'],
+    ['1592.2.0', '1592.2.0 garden-dev/b'],
+    ['1592.1.0', '1592.1.0 garden-dev/a'],
+  ]);
+  t.same(byClass(render(WINDOW, false).document, 'users'), [], 'none without a cluster state');
 });
 
 t.test('without a cluster state the page says so and draws no counts', async (t) => {
@@ -450,8 +494,8 @@ t.test('without a cluster state the page says so and draws no counts', async (t)
     byClass(document, 'row').every((r) => attr(r, 'data-shoots') === ''),
     'no row claims a count',
   );
-  t.same(byClass(document, 'forced-update'), [], 'no forced updates');
-  t.match(textOf(one(document, (e) => hasClass(e, 'forced'), 'forced section')), 'Not known without a cluster state');
+  t.same(byClass(document, 'update'), [], 'no maintenance steps');
+  t.match(textOf(one(document, (e) => hasClass(e, 'updates'), 'updates section')), 'Not known without a cluster state');
   t.equal(byClass(document, 'segment').length, 13, 'the stages are drawn all the same');
 });
 
@@ -502,7 +546,7 @@ t.test("warnings: the text output's, within the webhook's budget", async (t) => 
   t.equal(items.length, 10, 'at most 10 warnings');
   t.match(
     items[0],
-    /^forced update will fail: shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1' expires at 2026-10-01T00:00:00Z and no version to update to exists /,
+    /^forced update will fail at 2026-10-02T00:00:00Z: shoot 'garden-dev\/s00' worker pool "w": machine image version 'ubuntu:22\.4\.1': no newer /,
   );
   t.ok(
     items.every((i) => i.length <= 256),

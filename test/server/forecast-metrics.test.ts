@@ -101,8 +101,8 @@ t.test('gauges per profile and version, Shoots counted once', async (t) => {
   t.ok(got.get('version_policy_forecast_duration_seconds')! >= 0);
   t.same(
     refresher.latest()!.byProfile.get('CloudProfile/aws'),
-    { forced30d: 2 + 1, failing: 1 },
-    'per profile, for the /profiles index: a, b and c forced; b fails',
+    { updated30d: 3, forced30d: 2 + 1, failing: 1 },
+    'per profile, for the /profiles index: a, b and c updated, all forced; b fails',
   );
 });
 

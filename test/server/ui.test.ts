@@ -5,7 +5,6 @@ import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
@@ -14,27 +13,15 @@ import { buildProbeServer } from '../../src/server/app.js';
 import { createMetrics } from '../../src/server/metrics.js';
 import { Readiness } from '../../src/server/probes.js';
 import { createLogger } from '../../src/server/logging.js';
+import { ForecastRefresher } from '../../src/server/forecast-refresh.js';
 import { ListenError, startWebhook } from '../../src/server/run.js';
 import { attr, byClass, elements, hasClass, one, parsePage, textOf } from '../helpers/html-dom.js';
 import { config } from '../helpers/objects.js';
-import { request, startServer, type TestServer } from '../helpers/server.js';
+import { request, startServer } from '../helpers/server.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const DEMO = fixture('demo-state.yaml');
 const UI_ON = { server: { ui: { enabled: true } } };
-
-/**
- * GET a page as a patient client would. The render budget counts real milliseconds: on a loaded
- * machine a build can pass 100 ms, and the next page is then 503 "busy" until its Retry-After.
- * Retried a few times; a page that never comes still fails.
- */
-async function getPage(s: TestServer, path: string) {
-  for (let attempt = 1; ; attempt++) {
-    const res = await s.get(path);
-    if (res.status !== 503 || attempt === 5) return res;
-    await sleep(Number(res.headers['retry-after'] ?? 1) * 1000);
-  }
-}
 
 t.test('off by default: no /profiles on either port', async (t) => {
   const s = await startServer({ state: await loadStaticState([DEMO]) });
@@ -55,13 +42,32 @@ t.test('off by default: no /profiles on either port', async (t) => {
   const probe = await probes.inject({ method: 'GET', url: '/profiles' });
   t.equal(probe.statusCode, 404);
   t.equal(probe.json<{ message: string }>().message, `no route for GET /profiles: ${hint}`);
+
+  // GET / on the probe port lists what it serves, and says the pages are off.
+  const root = await probes.inject({ method: 'GET', url: '/' });
+  t.equal(root.statusCode, 200);
+  t.match(root.headers['content-type'], /^text\/html; charset=utf-8/);
+  const doc = parsePage(root.body).document;
+  t.same(
+    elements(doc, (e) => e.tagName === 'a').map((a) => attr(a, 'href')),
+    ['healthz', 'readyz', 'metrics'],
+  );
+  t.match(textOf(doc), 'The timeline pages are off: turn them on with server.ui.enabled: true');
+  t.equal((await s.get('/')).status, 404, 'the HTTPS port without the pages: a plain 404');
 });
 
 t.test('on the HTTPS port when there is no probe port', async (t) => {
   const s = await startServer({ state: await loadStaticState([DEMO]), config: UI_ON });
   t.teardown(s.close);
 
-  const list = await getPage(s, '/profiles');
+  const root = await s.get('/');
+  t.equal(root.status, 200, 'GET / lists the pages where they are');
+  t.same(
+    elements(parsePage(root.text).document, (e) => e.tagName === 'a').map((a) => attr(a, 'href')),
+    ['profiles', 'healthz', 'readyz', 'metrics'],
+  );
+
+  const list = await s.get('/profiles');
   t.equal(list.status, 200);
   t.match(list.headers['content-type'], /^text\/html; charset=utf-8/);
   const listed = byClass(parsePage(list.text).document, 'profile-link').map((li) => [
@@ -76,7 +82,7 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
     ['garden-dev/aws-extended', 'profiles/garden-dev/aws-extended'],
   ]);
 
-  const page = await getPage(s, '/profiles/aws');
+  const page = await s.get('/profiles/aws');
   t.equal(page.status, 200);
   for (const [name, value] of Object.entries({
     'content-type': /^text\/html; charset=utf-8$/,
@@ -98,7 +104,21 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
     new Set(['2026-09-01T00:00:00Z']),
     'now is the server clock',
   );
-  t.ok(byClass(document, 'forced-update').length > 0, 'forced updates');
+  // The maintenance steps are the forecast's: both Shoots on 1.31.7 auto-update that first night,
+  // and nothing calls 1.31.7's expiry a forced update.
+  t.same(
+    byClass(document, 'update').map((r) => [attr(r, 'data-shoot'), attr(r, 'data-kind'), attr(r, 'data-at')]),
+    [
+      ['garden-prod/payments', 'auto', '2026-09-01T02:00:00Z'],
+      ['garden-dev/dev-cluster', 'auto', '2026-09-01T22:00:00Z'],
+      ['garden-ops/monitoring', 'forced', '2027-05-01T00:00:00Z'],
+    ],
+  );
+  t.match(
+    textOf(one(document, (e) => e.tagName === 'li' && attr(e, 'data-version') === '1.31.7', 'Shoots on 1.31.7')),
+    /1\.31\.7 garden-dev\/dev-cluster, garden-prod\/payments/,
+    'Shoot names in plain view, not only in tooltips',
+  );
   // No object bodies: ids, machine types, regions and annotations are not drawn, so not sent.
   for (const absent of [
     '6f1c2a7d-0b3e-4c8a-9d52-1e7f3a9b0c41',
@@ -110,7 +130,7 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
   ])
     t.notOk(page.text.includes(absent), `no ${absent}`);
 
-  const ncp = await getPage(s, '/profiles/garden-dev/aws-extended');
+  const ncp = await s.get('/profiles/garden-dev/aws-extended');
   t.equal(ncp.status, 200);
   const merged = parsePage(ncp.text).document;
   t.equal(
@@ -133,13 +153,13 @@ t.test('on the HTTPS port when there is no probe port', async (t) => {
 });
 
 t.test(
-  'the index: each profile with its versions, Shoots, forced updates within 30 days and predicted failures',
+  'the index: each profile with its versions, Shoots, Shoots updated (and forced) within 30 days and predicted failures',
   async (t) => {
     const state = await loadStaticState([DEMO]);
     const cells = (page: string) =>
       byClass(parsePage(page).document, 'profile-link').map((row) => [
         attr(row, 'data-name'),
-        ...['versions', 'shoots', 'forced', 'failing'].map((c) =>
+        ...['versions', 'shoots', 'updated', 'forced', 'failing'].map((c) =>
           attr(
             one(row, (e) => hasClass(e, c), c),
             'data-count',
@@ -159,8 +179,8 @@ t.test(
     t.same(
       cells(pending),
       [
-        ['aws', '11', '3', '', ''],
-        ['garden-dev/aws-extended', '11', '1', '', ''],
+        ['aws', '11', '3', '', '', ''],
+        ['garden-dev/aws-extended', '11', '1', '', '', ''],
       ],
       'before the first forecast: counts of the state, the forecast ones blank',
     );
@@ -169,7 +189,7 @@ t.test(
       latest: () => ({
         at: now - 120_000,
         until: now + 30 * 86_400_000,
-        byProfile: new Map([['CloudProfile/aws', { forced30d: 2, failing: 1 }]]),
+        byProfile: new Map([['CloudProfile/aws', { updated30d: 3, forced30d: 2, failing: 1 }]]),
         chains: new Map(),
       }),
     };
@@ -182,8 +202,23 @@ t.test(
     t.teardown(() => after.close());
     const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
     t.same(cells(page), [
-      ['aws', '11', '3', '2', '1'],
-      ['garden-dev/aws-extended', '11', '1', '0', '0'],
+      ['aws', '11', '3', '3', '2', '1'],
+      ['garden-dev/aws-extended', '11', '1', '0', '0', '0'],
+    ]);
+    // From the real fleet forecast of the demo: both Shoots on 1.31.7 auto-update that first night,
+    // and the one on the NamespacedCloudProfile the night after; none of them is forced.
+    const refresher = new ForecastRefresher({ state, now: () => now });
+    await refresher.refresh();
+    const real = buildProbeServer({
+      readiness: new Readiness(state),
+      metrics: createMetrics(),
+      logger: createLogger('silent'),
+      pages: { state, now: () => now, forecast: refresher },
+    });
+    t.teardown(() => real.close());
+    t.same(cells((await real.inject({ method: 'GET', url: '/profiles' })).body), [
+      ['aws', '11', '3', '2', '0', '0'],
+      ['garden-dev/aws-extended', '11', '1', '1', '0', '0'],
     ]);
     t.match(page, '(2 min ago)', 'says how old the forecast is');
     // The profile pages take their steps from the same forecast: no request forecasts.
@@ -224,7 +259,7 @@ t.test('unknown profiles, bad windows, writes and an unsynced state', async (t) 
     t.match(res.headers['content-type'], /^text\/plain/, `${path}: plain text, never HTML`);
     t.equal(res.headers['x-content-type-options'], 'nosniff');
   }
-  const window = parsePage((await getPage(s, '/profiles/aws?from=-30d&to=2027-01-01')).text).document;
+  const window = parsePage((await s.get('/profiles/aws?from=-30d&to=2027-01-01')).text).document;
   const chart = elements(window, (e) => e.tagName === 'svg' && hasClass(e, 'chart'))[0]!;
   t.same(
     [attr(chart, 'data-from'), attr(chart, 'data-to')],
@@ -252,7 +287,7 @@ t.test('a NamespacedCloudProfile whose parent is not in the state: 404 that says
     config: UI_ON,
   });
   t.teardown(s.close);
-  const res = await getPage(s, '/profiles/garden-dev/aws-extended');
+  const res = await s.get('/profiles/garden-dev/aws-extended');
   t.equal(res.status, 404);
   t.match(
     res.text,
@@ -260,17 +295,31 @@ t.test('a NamespacedCloudProfile whose parent is not in the state: 404 that says
   );
 });
 
-t.test('pages are kept for a few seconds, and slow builds hold the next back: admission comes first', async (t) => {
+t.test('slow builds hold the next back, and a request waits its turn rather than being refused', async (t) => {
   const state = await loadStaticState([fixture('timeline/demo-state.yaml')]);
   // The page's clock moves a second per build, so two builds never give the same page.
   let pageNow = Date.parse('2026-09-01T00:00:00Z');
-  // Every reading of the clock is 200 ms after the last: each build "takes" 200 ms.
+  // The monotonic clock moves only when the server waits; every build costs `cost` ms of CPU.
   let clock = 0;
+  let cpu = 0;
+  let cost = 200;
+  const waits: number[] = [];
+  let gate: Promise<void> = Promise.resolve();
   const probes = buildProbeServer({
     readiness: new Readiness(state),
     metrics: createMetrics(),
     logger: createLogger('silent'),
-    pages: { state, now: () => (pageNow += 1000), monotonic: () => (clock += 200) },
+    pages: {
+      state,
+      now: () => (pageNow += 1000),
+      monotonic: () => clock,
+      cpu: () => (cpu += cost),
+      sleep: async (ms) => {
+        waits.push(ms);
+        await gate;
+        clock += ms;
+      },
+    },
   });
   t.teardown(() => probes.close());
   const get = async (url: string) => {
@@ -278,18 +327,52 @@ t.test('pages are kept for a few seconds, and slow builds hold the next back: ad
     return { status: res.statusCode, retry: res.headers['retry-after'], body: res.body };
   };
   const first = await get('/profiles/gcp');
-  t.equal(first.status, 200, 'built');
+  t.same([first.status, waits], [200, []], 'built at once');
   const other = await get('/profiles/gcp?to=30d');
-  t.same([other.status, other.retry], [503, '1'], 'the next build waits four times as long as the last took');
+  t.same([other.status, waits], [200, [800]], 'the next build waited four times as long as the last took, then came');
   const again = await get('/profiles/gcp');
-  t.equal(again.status, 200);
-  t.equal(again.body, first.body, 'the same page, from the cache, meanwhile (a new build would have another now)');
-  clock += 1000;
-  t.equal((await get('/profiles/gcp?to=30d')).status, 200, 'built once the budget allows');
+  t.equal(again.body, first.body, 'the same page from the cache, without waiting (a new build would have another now)');
+  t.same(waits, [800]);
   clock += 10_000;
-  t.equal((await get('/profiles/gcp?to=60d')).status, 200);
+  waits.length = 0;
   const later = await get('/profiles/gcp');
-  t.equal(later.status, 503, 'after 10 s the cached page is gone and a build must wait its turn');
+  t.same([later.status, waits], [200, []], 'after 10 s the cached page is gone, and the pause long over: rebuilt');
+  t.not(later.body, first.body);
+
+  // A flood: the first 16 wait their turn, the rest are told to come back.
+  let open!: () => void;
+  gate = new Promise((resolve) => (open = resolve));
+  const flood = Array.from({ length: 20 }, (_, i) => get(`/profiles/gcp?to=${40 + i}d`));
+  await new Promise((resolve) => setImmediate(resolve));
+  open();
+  const answers = await Promise.all(flood);
+  t.same(
+    answers.map((a) => a.status),
+    [...Array<number>(16).fill(200), ...Array<number>(4).fill(503)],
+  );
+  t.ok(
+    answers.slice(16).every((a) => Number(a.retry) >= 1),
+    '503 only past 16 waiting, with Retry-After',
+  );
+
+  // A build under 100 ms of CPU holds nothing back: a small profile never waits.
+  cost = 60;
+  clock += 60_000;
+  await get('/profiles/gcp?to=90d');
+  waits.length = 0;
+  const quick = await Promise.all([get('/profiles/gcp?to=91d'), get('/profiles/gcp?to=92d')]);
+  t.same([quick.map((q) => q.status), waits], [[200, 200], []]);
+});
+
+t.test("a person's clicks on the demo are all answered, none with 503", async (t) => {
+  const s = await startServer({ state: await loadStaticState([DEMO]), config: UI_ON });
+  t.teardown(s.close);
+  const paths = ['/profiles', '/profiles/aws', '/profiles/garden-dev/aws-extended', '/profiles/aws?to=30d'];
+  const one = [];
+  for (const path of [...paths, ...paths.map((p) => (p.includes('?') ? `${p}&from=-7d` : `${p}?from=-7d`))])
+    one.push((await s.get(path)).status);
+  const together = await Promise.all(paths.map((p) => s.get(`${p}${p.includes('?') ? '&' : '?'}from=-8d`)));
+  t.same([...one, ...together.map((r) => r.status)], Array<number>(12).fill(200));
 });
 
 /** A port that was free a moment ago; startWebhook is retried if another test took it since. */

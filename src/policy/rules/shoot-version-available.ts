@@ -23,8 +23,8 @@ import {
   kubeletConstraint,
   nextTransition,
 } from '../../gardener/versions.js';
-import type { ProfileEntries } from '../../gardener/forced-update.js';
-import { profileEntries } from '../../gardener/forced-update.js';
+import type { ProfileEntries } from '../../gardener/version-uses.js';
+import { profileEntries } from '../../gardener/version-uses.js';
 import { listSome } from '../../util/text.js';
 import {
   deletingUpdate,

@@ -1,9 +1,12 @@
 // Warnings on Shoot admission: a version the Shoot uses is deprecated, expires soon (with the date
-// and what the forced update will do), or is expired (the forced update in its next maintenance
-// window, or that there is nothing to update to). Each says its conclusion first, then the version
-// and the Shoot, then why: kube-apiserver cuts a warning at 256 characters.
-import type { ForcedUpdatePlan, ShootVersionUse } from '../../gardener/forced-update.js';
-import { describeUse, placeOf, planForcedUpdate, profileEntries, versionUsesOf } from '../../gardener/forced-update.js';
+// and the step that moves the Shoot off it), or is expired (the forced update ahead, or that it
+// fails). The step is the forecast engine's (gardener/forecast/): an auto-update that comes before
+// the expiry is said as such, never as a forced update. Each says its conclusion first, then the
+// version and the Shoot, then why: kube-apiserver cuts a warning at 256 characters.
+import type { ProfileEntries, ShootVersionUse } from '../../gardener/version-uses.js';
+import { describeUse, placeOf, profileEntries, versionUsesOf } from '../../gardener/version-uses.js';
+import { type ForecastEvent, forecastShoot } from '../../gardener/forecast/index.js';
+import { maintenanceWindowOf } from '../../gardener/maintenance.js';
 import type { RuleContext } from '../rule.js';
 import { judgesShoot, shootName, workersByName } from '../rules/shoot-changes.js';
 import { listSome } from '../../util/text.js';
@@ -13,6 +16,16 @@ import { warningOf } from '../warning.js';
 import { classificationAt, expiryInstant, formatInstant, isActive } from '../../gardener/versions.js';
 
 const DAY_MS = 86_400_000;
+/**
+ * The most a warning's forecast may cost, in versions judged. A forecast runs at most a run a day,
+ * and a run may judge each distinct version of the Shoot against its whole list again (a lifecycle
+ * change between runs clears the engine's memo), and scans each pool's image list for the dry run
+ * (a scan is about 50 times cheaper than a judgement). The bound is loose: 29,000 of it took 9-13 ms
+ * of the main thread's CPU, cold, at load 35 (bench/limit-reviews.js); a Shoot with a few pools on
+ * lists of hundreds stays below it. Past it the warning names no step and points to `explain`.
+ */
+const FORECAST_WORK_BUDGET = 35_000;
+const SCAN_PER_JUDGEMENT = 50;
 
 interface ShootUseWarning {
   /** `kubernetes version "1.30.1" of shoot 'ns/name' (control plane, worker pool "a")`. */
@@ -47,6 +60,18 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const oldPools = old ? workersByName(old) : undefined;
   const out: Warning[] = [];
+  const groups = groupedUses(shoot);
+  // One forecast of this Shoot alone, made when a warning first says its step, up to the first
+  // window after the last expiry a warning speaks of; skipped past the work budget.
+  let steps: ForecastEvent[] | null | undefined;
+  const until = horizonOf(groups, entries, ctx.now, ctx.config.warnings.expiringWithinDays);
+  const stepOff = (use: ShootVersionUse, places: readonly ShootVersionUse[]): ForecastEvent | undefined => {
+    steps ??=
+      forecastWork(shoot, entries, until - ctx.now) <= FORECAST_WORK_BUDGET
+        ? forecastShoot(shoot, profile, ctx.now, until).events
+        : null;
+    return steps ? firstStepOff(steps, use, places) : undefined;
+  };
   const say = (
     state: ShootUseWarning['state'],
     use: ShootVersionUse,
@@ -64,12 +89,12 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
     };
     out.push(warningOf(shootUseKind, `shoot\u0000${state}`, item));
   };
-  for (const { use, places } of groupedUses(shoot)) {
+  for (const { use, places } of groups) {
     const entry = entries.entry(use);
     if (!entry) continue;
     const c = classificationAt(entry, ctx.now);
     const expiresAt = expiryInstant(entry);
-    const plan = () => planForcedUpdate(profile, shoot, use, ctx.now, entries)!;
+    const step = () => stepOff(use, places);
     if (c === 'expired') {
       // On CREATE and for a new pool an expired version is a denial, not a forecast.
       if (!places.some((p) => existedBefore(oldPools, p))) continue;
@@ -78,8 +103,8 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
         'expired',
         use,
         places,
-        () => forcedUpdate(plan(), ctx.now),
-        () => `is expired${since}${forecastDetail(plan())}`,
+        () => conclusionOf(step(), shoot),
+        () => `is expired${since}${detailOf(step())}`,
       );
     } else if (isActive(c)) {
       const soon =
@@ -93,9 +118,9 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
           'expiring',
           use,
           places,
-          () => forcedUpdate(plan(), ctx.now),
+          () => conclusionOf(step(), shoot),
           () =>
-            `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'})${forecastDetail(plan())}`,
+            `${deprecated}expires at ${formatInstant(expiresAt)} (in ${days} day${days === 1 ? '' : 's'})${detailOf(step())}`,
         );
       } else if (c === 'deprecated') {
         const when =
@@ -115,23 +140,74 @@ export function shootWarnings(ctx: RuleContext): Warning[] {
   return out;
 }
 
-/** What the forced update will do, and when: the warning's conclusion. */
-export function forcedUpdate(plan: ForcedUpdatePlan, now: number): string {
-  const when =
-    plan.at !== undefined
-      ? `in the maintenance window beginning ${formatInstant(plan.at)}`
-      : plan.expiresAt > now
-        ? 'in the first maintenance window after expiry'
-        : 'in its next maintenance window';
-  const u = plan.update;
-  return u.found ? `forced update to "${u.version}" ${when}` : `forced update will fail ${when}`;
+/**
+ * The first step the forecast takes off the version at one of its places, or the first failure
+ * there or of a whole run (a rejected run moves nothing, so nothing later is certain). An
+ * auto-update that finds no target is skipped: it leaves the Shoot where it is.
+ */
+function firstStepOff(
+  events: readonly ForecastEvent[],
+  use: ShootVersionUse,
+  places: readonly ShootVersionUse[],
+): ForecastEvent | undefined {
+  return events.find((e) => {
+    const c = e.component;
+    if (c.kind === 'run') return true;
+    if (c.kind !== use.kind || e.from !== use.version || (e.failure && e.mode === 'auto')) return false;
+    if (c.kind === 'machine-image' && use.kind === 'machine-image' && c.image !== use.image) return false;
+    return places.some((p) => p.pool === c.pool);
+  });
+}
+
+/** What maintenance does to the version, and when: the warning's conclusion. */
+export function conclusionOf(e: ForecastEvent | undefined, shoot: Shoot): string {
+  if (!e) return 'update to a supported version (version-policy explain shows what maintenance does first)';
+  const day = formatInstant(e.at).slice(0, 10);
+  const when = maintenanceWindowOf(shoot)
+    ? `in the maintenance window beginning ${formatInstant(e.at)}`
+    : `in its maintenance on ${day} (no window set: any time that day)`;
+  const what = e.mode === 'auto' ? 'auto-update' : 'forced update';
+  if (e.component.kind === 'run') return `maintenance will fail ${when}`;
+  return e.to ? `${what} to "${e.to}" ${when}` : `${what} will fail ${when}`;
 }
 
 /** Why, after the subject: the failure's reason (long, so last, where a cut may shorten it), or that another update follows. */
-function forecastDetail(plan: ForcedUpdatePlan): string {
-  const u = plan.update;
-  if (!u.found) return `, and no version to update to exists (${u.reason})`;
-  return u.expired ? `; "${u.version}" is expired too, so another forced update follows` : '';
+function detailOf(e: ForecastEvent | undefined): string {
+  if (!e) return '';
+  if (e.failure) return `, and ${e.failure.message}`;
+  return e.toClassification === 'expired' ? `; "${e.to}" is expired too, so another forced update follows` : '';
+}
+
+/** The forecast's end: the first window after the last expiry a warning would speak of (a run a day, so a day after it, and a day's margin). */
+function horizonOf(
+  groups: ReadonlyArray<{ use: ShootVersionUse }>,
+  entries: ProfileEntries,
+  now: number,
+  withinDays: number,
+): number {
+  let last = now;
+  for (const { use } of groups) {
+    const entry = entries.entry(use);
+    const expiresAt = entry ? expiryInstant(entry) : undefined;
+    if (expiresAt !== undefined && expiresAt <= now + withinDays * DAY_MS) last = Math.max(last, expiresAt);
+  }
+  return last + 2 * DAY_MS;
+}
+
+/** An upper bound of the forecast's work over `spanMs`: runs × (each distinct version's list + the pools' scans). */
+function forecastWork(shoot: Shoot, entries: ProfileEntries, spanMs: number): number {
+  const lists = new Map<string, number>();
+  let scans = 0;
+  for (const use of versionUsesOf(shoot)) {
+    const length =
+      use.kind === 'kubernetes' ? entries.kubernetesVersions.length : (entries.image(use.image)?.versions.length ?? 0);
+    lists.set(`${use.kind}\u0000${use.kind === 'machine-image' ? use.image : ''}\u0000${use.version}`, length);
+    if (use.kind === 'machine-image') scans += length;
+  }
+  let versions = 0;
+  for (const length of lists.values()) versions += length;
+  const runs = Math.ceil(spanMs / DAY_MS) + 1;
+  return runs * (versions + Math.ceil(scans / SCAN_PER_JUDGEMENT) + (shoot.spec.provider?.workers?.length ?? 0));
 }
 
 /** The Shoot's uses, one per version, with every place that names it. */

@@ -19,6 +19,13 @@ export interface VersionCounts {
   failing: number;
 }
 
+/** Per profile: Shoots with a step (auto or forced) within 30 days, with a forced one, and with a failure. */
+export interface ProfileCounts {
+  updated30d: number;
+  forced30d: number;
+  failing: number;
+}
+
 export interface FleetForecastInput {
   /** The forecast's now (epoch ms). */
   now: number;
@@ -44,7 +51,7 @@ export interface FleetForecastDone {
   durationMs: number;
   busyMs: number;
   byVersion: VersionCounts[];
-  byProfile: Array<[string, { forced30d: number; failing: number }]>;
+  byProfile: Array<[string, ProfileCounts]>;
 }
 
 /** Chains per part: what the event loop takes in at once (a chain can hold dozens of steps). */
@@ -101,13 +108,14 @@ export async function fleetForecast(
 
 /** Counts Shoots, not events: a Shoot with three pools on one image version counts once there. */
 class Tally {
-  readonly profiles = new Map<string, { forced30d: number; failing: number }>();
+  readonly profiles = new Map<string, ProfileCounts>();
   private readonly rows = new Map<string, VersionCounts>();
 
   constructor(private readonly now: number) {}
 
   add(profile: string, events: ReturnType<typeof eventsByVersion>): void {
     const seen = { forced7d: new Set<string>(), forced30d: new Set<string>(), failing: new Set<string>() };
+    let updated = false;
     for (const e of events) {
       const key = `${profile}\u0000${versionKey(e.kind, e.image, e.version)}`;
       if (!this.rows.has(key))
@@ -120,14 +128,17 @@ class Tally {
           failing: 0,
         });
       if (e.event.failure) seen.failing.add(key);
-      else if (e.event.mode === 'forced' && e.event.at < this.now + 30 * DAY_MS) {
+      else if (e.event.at < this.now + 30 * DAY_MS) {
+        updated = true;
+        if (e.event.mode !== 'forced') continue;
         seen.forced30d.add(key);
         if (e.event.at < this.now + 7 * DAY_MS) seen.forced7d.add(key);
       }
     }
     for (const field of ['forced7d', 'forced30d', 'failing'] as const)
       for (const key of seen[field]) this.rows.get(key)![field]++;
-    const p = this.profiles.get(profile) ?? { forced30d: 0, failing: 0 };
+    const p = this.profiles.get(profile) ?? { updated30d: 0, forced30d: 0, failing: 0 };
+    p.updated30d += updated ? 1 : 0;
     p.forced30d += seen.forced30d.size > 0 ? 1 : 0;
     p.failing += seen.failing.size > 0 ? 1 : 0;
     this.profiles.set(profile, p);

@@ -1,8 +1,9 @@
-// Shoot warnings: deprecated, expiring within the configured days (30 by default), and expired
-// with the forced update ahead. Each row: a request, its state, and the words of each warning.
+// Shoot warnings: deprecated, expiring within the configured days (30 by default), and expired,
+// with the step the forecast's engine takes off the version: an auto-update before the expiry, or
+// the forced update, or its failure. Each row: a request, its state, and the words of each warning.
 import t from '../../helpers/parts.js';
 import type { PolicedObject, Shoot } from '../../../src/api/types.js';
-import { cloudProfile, decide, hoursFromNow, shoot } from '../../helpers/objects.js';
+import { cloudProfile, decide, hoursFromNow, image, shoot } from '../../helpers/objects.js';
 import { AWS, NCP, deleting, expiredK8s } from '../rules/shoot-profile.js';
 
 interface Row {
@@ -25,7 +26,12 @@ const s = (version: string, image = '1592.1.0', workerK8s?: string, profile = 'a
   });
 const withWindow = (x: Shoot, begin: string, end: string): Shoot => ({
   ...x,
-  spec: { ...x.spec, maintenance: { timeWindow: { begin, end } } },
+  spec: { ...x.spec, maintenance: { ...x.spec.maintenance, timeWindow: { begin, end } } },
+});
+/** Kubernetes auto-update off (Gardener turns it on only when the whole autoUpdate block is absent). */
+const noAutoUpdate = (x: Shoot): Shoot => ({
+  ...x,
+  spec: { ...x.spec, maintenance: { ...x.spec.maintenance, autoUpdate: { kubernetesVersion: false } } },
 });
 const withPool = (x: Shoot, name: string, image: string): Shoot => {
   const copy = structuredClone(x);
@@ -42,6 +48,20 @@ const GAP = cloudProfile({ name: 'gap', kubernetes: [expiredK8s('1.29.0'), '1.31
 const CHAIN = cloudProfile({ name: 'chain', kubernetes: [expiredK8s('1.29.0'), expiredK8s('1.30.0'), '1.31.0'] });
 
 const IN_10_DAYS = hoursFromNow(240);
+/** 1.29.4 expires in 10 days (13 runs of the forecast); the others fill the list, unused. */
+const longList = (name: string, n: number) =>
+  cloudProfile({
+    name,
+    kubernetes: [
+      ...Array.from({ length: n - 2 }, (_, i) => `2.${Math.floor(i / 100)}.${i % 100}`),
+      { version: '1.29.4', classification: 'deprecated', expirationDate: IN_10_DAYS },
+      '1.30.2',
+    ],
+    images: [image('gardenlinux', ['1592.1.0'])],
+  });
+// Work: 13 runs × (the list + the image's 1 + its scan's 1 + the pool's 1): 2,700 versions is past 35,000, 2,600 within.
+const LONG = longList('long', 2700);
+const SHORTER = longList('shorter', 2600);
 const rows: Row[] = [
   { name: 'supported versions say nothing', operation: 'CREATE', object: s('1.31.0'), want: [] },
   { name: 'a preview version says nothing', operation: 'CREATE', object: s('1.32.0', '1593.0.0'), want: [] },
@@ -71,7 +91,7 @@ const rows: Row[] = [
       [
         `"1.29.4"`,
         `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`,
-        /^forced update to "1\.30\.2" in the first maintenance window after expiry: kubernetes version "1\.29\.4" of shoot/,
+        /^forced update to "1\.30\.2" in its maintenance on 2026-09-12 \(no window set: any time that day\): kubernetes version "1\.29\.4" of shoot/,
       ],
     ],
   },
@@ -80,6 +100,25 @@ const rows: Row[] = [
     operation: 'CREATE',
     object: withWindow(s('1.29.4'), '220000+0200', '230000+0200'),
     want: [['forced update to "1.30.2" in the maintenance window beginning 2026-09-11T20:00:00Z']],
+  },
+  {
+    name: 'expiring, but an auto-update moves it off first: said as the auto-update, never as forced',
+    operation: 'CREATE',
+    object: withWindow(s('1.30.1'), '220000+0200', '230000+0200'),
+    config: { warnings: { expiringWithinDays: 90 } },
+    want: [
+      [
+        /^auto-update to "1\.30\.2" in the maintenance window beginning 2026-09-01T20:00:00Z: kubernetes version "1\.30\.1"/,
+        `is deprecated and expires at ${hoursFromNow(24 * 60)} (in 60 days)`,
+      ],
+    ],
+  },
+  {
+    name: 'expiring, with auto-update off: the forced update after the expiry',
+    operation: 'CREATE',
+    object: noAutoUpdate(withWindow(s('1.30.1'), '220000+0200', '230000+0200')),
+    config: { warnings: { expiringWithinDays: 90 } },
+    want: [[/^forced update to "1\.30\.2" in the maintenance window beginning 2026-10-31T20:00:00Z/]],
   },
   {
     name: 'the horizon is configurable',
@@ -103,7 +142,7 @@ const rows: Row[] = [
       [
         '"1.28.5"',
         'is expired since 2026-08-30T00:00:00Z',
-        /^forced update to "1\.29\.4" in its next maintenance window: kubernetes version "1\.28\.5"/,
+        /^forced update to "1\.29\.4" in its maintenance on 2026-09-02 \(no window set: any time that day\): kubernetes version "1\.28\.5"/,
       ],
     ],
   },
@@ -135,8 +174,8 @@ const rows: Row[] = [
     state: [GAP],
     want: [
       [
-        /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot'/,
-        'no version to update to exists',
+        /^forced update will fail in its maintenance on 2026-09-02 \(no window set: any time that day\): kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot'/,
+        ', and no newer non-preview patch of 1.29',
         'next minor 1.30',
       ],
     ],
@@ -158,6 +197,25 @@ const rows: Row[] = [
       workers: [{ name: 'pool-a', image: ['gardenlinux', '1592.1.0'] }],
     }),
     want: [[`"1.28.5"`, `expires at ${hoursFromNow(24 * 30)} (in 30 days)`, 'forced update to "1.29.4"']],
+  },
+  {
+    name: "past the forecast's work budget: the warning names no step, and points to explain",
+    operation: 'CREATE',
+    object: s('1.29.4', '1592.1.0', undefined, 'long'),
+    state: [LONG],
+    want: [
+      [
+        /^update to a supported version \(version-policy explain shows what maintenance does first\): kubernetes version "1\.29\.4"/,
+        `is deprecated and expires at ${IN_10_DAYS} (in 10 days)`,
+      ],
+    ],
+  },
+  {
+    name: 'just within the budget: the step',
+    operation: 'CREATE',
+    object: s('1.29.4', '1592.1.0', undefined, 'shorter'),
+    state: [SHORTER],
+    want: [[/^forced update to "1\.30\.2" in its maintenance on 2026-09-12/]],
   },
   { name: 'an unsynced state says nothing', operation: 'CREATE', object: s('1.29.4'), synced: false, want: [] },
   {
@@ -206,7 +264,11 @@ t.test('the cut at 256 characters takes only detail: the conclusion and the Shoo
   t.equal(said.length, 256);
   t.match(
     said,
-    /^forced update will fail in its next maintenance window: kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot' \(control plane, worker pool "a-x+"/,
+    /^forced update will fail in its maintenance on 2026-09-02 \(no window set: any time that day\): kubernetes version "1\.29\.0" of shoot 'garden-dev\/shoot' \(control plane, worker pool "a-x+"/,
   );
-  t.match(full, /, and no version to update to exists \(.*\)$/, 'the reason is the end, which is what the cut takes');
+  t.match(
+    full,
+    /, and no newer non-preview patch of 1\.29 .*\)$/,
+    'the reason is the end, which is what the cut takes',
+  );
 });
