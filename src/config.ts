@@ -1,12 +1,13 @@
 // The config file: one JSON Schema (ajv, with defaults), shared by `serve`, `check`, `explain`
 // and the Helm chart's tests. Every key is optional.
 import { readFile } from 'node:fs/promises';
-import { Ajv } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DURATION_PATTERN } from './gardener/duration.js';
 import { FORECAST_CONDITIONS } from './gardener/forecast/profile-change.js';
 import type { PolicyConfig } from './policy/policy-config.js';
 import { RULE_IDS } from './policy/rules/index.js';
+import { didYouMean } from './util/nearest.js';
 
 /** server.tls.selfManaged: the server's own CA, kept in a Secret (src/server/tls/self-managed-source.ts). */
 export interface SelfManagedConfig {
@@ -286,7 +287,8 @@ export const configSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: true });
+// verbose: the errors carry the value and its schema, which the messages name.
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: true, verbose: true });
 const validate = ajv.compile(configSchema);
 
 export class ConfigError extends Error {
@@ -296,15 +298,48 @@ export class ConfigError extends Error {
 /** Validates a parsed config and fills in every default. Throws ConfigError naming each bad key. */
 export function resolveConfig(raw: unknown = {}, source = 'config'): Config {
   const copy: unknown = raw === null || raw === undefined ? {} : structuredClone(raw);
-  if (!validate(copy)) {
-    const problems = (validate.errors ?? []).map((e) => {
-      const where = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
-      const extra = e.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : '';
-      return `${where}: ${e.message ?? 'invalid'}${extra}`;
-    });
-    throw new ConfigError(`${source}: ${problems.join('; ')}`);
-  }
+  if (!validate(copy)) throw new ConfigError(`${source}: ${(validate.errors ?? []).map(problemText).join('; ')}`);
   return copy as Config;
+}
+
+/** One schema error in words: where, what was found, and what is allowed (with the nearest key or value). */
+function problemText(e: ErrorObject): string {
+  const where = keyPath(e.instancePath);
+  const found = JSON.stringify(e.data);
+  const parent = e.parentSchema as { properties?: Record<string, unknown> } | undefined;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String(e.params.additionalProperty);
+      const allowed = Object.keys(parent?.properties ?? {});
+      return `${where || '(top level)'}: unknown key ${JSON.stringify(key)}${didYouMean(key, allowed)}; allowed: ${allowed.join(', ')}`;
+    }
+    case 'enum': {
+      const allowed = (e.params.allowedValues as unknown[]).map(String);
+      return `${where}: ${found} is not allowed${typeof e.data === 'string' ? didYouMean(e.data, allowed) : ''}; allowed: ${allowed.join(', ')}`;
+    }
+    case 'pattern':
+      return `${where}: ${found} ${e.params.pattern === DURATION_PATTERN ? DURATION_HINT : NAME_HINT}`;
+    case 'uniqueItems':
+      return `${where}: lists ${JSON.stringify((e.data as unknown[])[e.params.i as number])} twice`;
+    case 'type':
+      return `${where || '(top level)'}: must be ${e.params.type === 'object' ? 'a mapping of keys' : String(e.params.type)}, found ${found ?? 'nothing'}`;
+    default:
+      return `${where}: ${e.message ?? 'invalid'}, found ${found}`;
+  }
+}
+
+const DURATION_HINT =
+  'is not a duration: write a number and a unit (h, m, s, ms, us or ns), as Go does, e.g. 2880h for 120 days (Go has no d)';
+const NAME_HINT =
+  "is not a Kubernetes name: lower-case letters, digits, '-' and '.', starting and ending with a letter or a digit";
+
+/** `/forecast/deny/0` → `forecast.deny[0]`. */
+function keyPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((seg) => seg.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((out, seg) => (/^\d+$/.test(seg) ? `${out}[${seg}]` : out === '' ? seg : `${out}.${seg}`), '');
 }
 
 export function defaultConfig(): Config {

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -66,6 +66,69 @@ t.test('bad config is refused with the key named', async (t) => {
   });
   t.throws(() => resolveConfig({ server: { port: 'x' } }), { message: /server\.port/ });
   t.throws(() => resolveConfig('just text'), ConfigError);
+});
+
+t.test('an error names what it found, what is allowed, and the nearest key or value', async (t) => {
+  const said = (raw: unknown) => {
+    try {
+      resolveConfig(raw, 'cfg.yaml');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'accepted';
+  };
+  t.equal(
+    said({ featureGates: { VersionClassificationLifecyle: true } }),
+    'cfg.yaml: featureGates: unknown key "VersionClassificationLifecyle" (did you mean "VersionClassificationLifecycle"?); allowed: VersionClassificationLifecycle',
+  );
+  t.equal(
+    said({ forecast: { deny: ['forced'] } }),
+    'cfg.yaml: forecast.deny[0]: "forced" is not allowed (did you mean "forced-soon"?); allowed: trap, no-target, forced-soon',
+  );
+  t.equal(
+    said({ forecast: { deny: ['bogus'] } }),
+    'cfg.yaml: forecast.deny[0]: "bogus" is not allowed; allowed: trap, no-target, forced-soon',
+    'nothing close: no guess',
+  );
+  t.equal(
+    said({ defaulting: { lifecycle: { expirationMaintained: '120d' } } }),
+    'cfg.yaml: defaulting.lifecycle.expirationMaintained: "120d" is not a duration: write a number and a unit (h, m, s, ms, us or ns), as Go does, e.g. 2880h for 120 days (Go has no d)',
+  );
+  t.match(
+    said({ featureGate: {} }),
+    /^cfg\.yaml: \(top level\): unknown key "featureGate" \(did you mean "featureGates"\?\); allowed: featureGates, rules, defaulting, /,
+  );
+  t.match(
+    said({ rules: { IN_USE: { enabled: false } } }),
+    /rules: unknown key "IN_USE" \(did you mean "IN-USE"\?\); allowed: K8S-VERSIONS, /,
+  );
+  t.equal(
+    said({ logLevel: 'warning' }),
+    'cfg.yaml: logLevel: "warning" is not allowed (did you mean "warn"?); allowed: fatal, error, warn, info, debug, trace, silent',
+  );
+  t.equal(said({ forecast: { deny: ['trap', 'trap'] } }), 'cfg.yaml: forecast.deny: lists "trap" twice');
+  t.equal(said({ server: { port: 'x' } }), 'cfg.yaml: server.port: must be integer, found "x"');
+  t.equal(
+    said({ warnings: { expiringWithinDays: -1 } }),
+    'cfg.yaml: warnings.expiringWithinDays: must be >= 0, found -1',
+  );
+  t.equal(said('just text'), 'cfg.yaml: (top level): must be a mapping of keys, found "just text"');
+  t.match(
+    said({ server: { tls: { selfManaged: { secretName: 'Certs_1' } } } }),
+    /server\.tls\.selfManaged\.secretName: "Certs_1" is not a Kubernetes name: lower-case letters/,
+  );
+
+  const page = await readFile(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  const shown = /```text\nversion-policy: (cfg\.yaml: featureGates[^\n]*)\n```/.exec(page)?.[1];
+  t.equal(
+    shown,
+    said({
+      featureGates: { VersionClassificationLifecyle: true },
+      forecast: { deny: ['forced'] },
+      defaulting: { lifecycle: { expirationMaintained: '120d' } },
+    }),
+    'docs/configuration.md shows the message as it is',
+  );
 });
 
 t.test('loads YAML from a file', async (t) => {

@@ -91,9 +91,9 @@ t.test('durations that would break a rotation are refused, each with its reason'
 });
 
 t.test('the schema refuses what is not a name or a Go duration', async (t) => {
-  t.throws(() => sm({ secretName: 'Certs_1' }), /secretName: must match pattern/);
-  t.throws(() => sm({ overlap: '1d' }), /overlap: must match pattern/);
-  t.throws(() => sm({ caValidty: '1h' }), /additional properties 'caValidty'/);
+  t.throws(() => sm({ secretName: 'Certs_1' }), /secretName: "Certs_1" is not a Kubernetes name/);
+  t.throws(() => sm({ overlap: '1d' }), /overlap: "1d" is not a duration/);
+  t.throws(() => sm({ caValidty: '1h' }), /unknown key "caValidty" \(did you mean "caValidity"\?\)/);
   t.equal(
     sm({ validatingWebhookConfiguration: '' }).validatingWebhookConfiguration,
     '',
