@@ -16,10 +16,15 @@ interface Row {
   change?: ForecastChange;
 }
 
-export function renderForecast(f: Forecast, format: ForecastFormat): string {
+/** ics: an event per automatic update too (`forecast --include-auto`). */
+export interface RenderOptions {
+  includeAuto?: boolean;
+}
+
+export function renderForecast(f: Forecast, format: ForecastFormat, opts: RenderOptions = {}): string {
   const rows = f.shoots.flatMap((s) => s.events.map((event) => ({ shoot: s.shoot, profile: s.profile, event })));
   if (format === 'json') return `${JSON.stringify(forecastJson(f), null, 2)}\n`;
-  if (format === 'ics') return renderIcs(rows, f.now);
+  if (format === 'ics') return renderIcs(rows, f.now, opts);
   const forced = rows.filter((r) => r.event.mode === 'forced' && r.event.to).length;
   const failures = rows.filter((r) => r.event.failure).length;
   const trapped = new Set(rows.filter((r) => r.event.trap).map((r) => r.shoot)).size;
@@ -27,7 +32,12 @@ export function renderForecast(f: Forecast, format: ForecastFormat): string {
   return `${head}\n${skippedText(f)}${grouped(rows)}`;
 }
 
-export function renderChanges(current: Forecast, changes: readonly ForecastChange[], format: ForecastFormat): string {
+export function renderChanges(
+  current: Forecast,
+  changes: readonly ForecastChange[],
+  format: ForecastFormat,
+  opts: RenderOptions = {},
+): string {
   const rows = changes.map((change) => ({ shoot: change.shoot, profile: change.profile, event: change.event, change }));
   if (format === 'json') {
     return `${JSON.stringify({ now: formatInstant(current.now), until: formatInstant(current.until), changes: changes.map((c) => ({ kind: c.kind, shoot: c.shoot, profile: c.profile, ...(c.before !== undefined ? { before: formatInstant(c.before) } : {}), ...eventJson(c.event) })) }, null, 2)}\n`;
@@ -37,6 +47,7 @@ export function renderChanges(current: Forecast, changes: readonly ForecastChang
     return renderIcs(
       rows.filter((r) => r.change.kind !== 'gone'),
       current.now,
+      opts,
     );
   const head = `Changes of the proposed profile, ${formatInstant(current.now)} to ${formatInstant(current.until)}: ${changes.length === 0 ? 'none' : `${changes.length} (${countBy(changes)})`}`;
   return `${head}\n${grouped(rows)}`;
@@ -121,8 +132,8 @@ function day(ms: number): string {
   return formatInstant(ms).slice(0, 10);
 }
 
-/** RFC 5545: CRLF line ends, lines folded at 75 octets, UTC date-times, one VEVENT per forced update. */
-function renderIcs(rows: readonly Row[], now: number): string {
+/** RFC 5545: CRLF line ends, lines folded at 75 octets, UTC date-times, one VEVENT per forced (or any) update. */
+function renderIcs(rows: readonly Row[], now: number, opts: RenderOptions): string {
   const lines = [
     'BEGIN:VCALENDAR',
     'VERSION:2.0',
@@ -132,8 +143,8 @@ function renderIcs(rows: readonly Row[], now: number): string {
   ];
   for (const r of rows) {
     const e = r.event;
-    if (e.mode !== 'forced') continue;
-    const what = e.to ? `${e.from} → ${e.to}` : `${e.from}: forced update fails (${e.failure?.kind})`;
+    if (e.mode !== 'forced' && !opts.includeAuto) continue;
+    const what = e.to ? `${e.from} → ${e.to}` : `${e.from}: ${e.mode} update fails (${e.failure?.kind})`;
     const uid = createHash('sha256')
       .update(
         [r.shoot, componentText(e.component), e.from ?? '', e.to ?? '', e.failure?.kind ?? '', e.at].join('\u0000'),
@@ -146,9 +157,9 @@ function renderIcs(rows: readonly Row[], now: number): string {
       `DTSTAMP:${icsTime(now)}`,
       `DTSTART:${icsTime(e.at)}`,
       `DTEND:${icsTime(e.windowEnd)}`,
-      `SUMMARY:${icsText(`Forced update ${r.shoot} ${componentText(e.component)} ${what}`)}`,
+      `SUMMARY:${icsText(`${e.mode === 'forced' ? 'Forced' : 'Automatic'} update ${r.shoot} ${componentText(e.component)} ${what}`)}`,
       `DESCRIPTION:${icsText([`Profile: ${r.profile}`, `Reason: ${e.reason}`, `Trigger: ${e.trigger}`, ...(e.failure ? [`Failure: ${e.failure.message}`] : []), ...(e.trap ? [`Trap ${e.trap.issue}: ${e.trap.detail}`] : []), ...(r.change ? [`Change: ${r.change.kind}`] : [])].join('\n'))}`,
-      `CATEGORIES:${e.failure ? 'FAILURE' : 'FORCED-UPDATE'}`,
+      `CATEGORIES:${e.failure ? 'FAILURE' : e.mode === 'forced' ? 'FORCED-UPDATE' : 'AUTO-UPDATE'}`,
       'END:VEVENT',
     );
   }

@@ -51,7 +51,7 @@ export function buildProgram(run: Invocation = { io: processIo(), exitCode: EXIT
   registerServe(program);
   registerCheck(program, run);
   registerExplain(program, io);
-  registerForecast(program, io);
+  registerForecast(program, run);
   registerRemoveWebhooks(program, run);
   registerState(program, io);
   for (const cmd of program.commands) cmd.exitOverride();

@@ -124,3 +124,109 @@ t.test('usage errors are one line, exit 2', async (t) => {
     t.equal(run.stderr.trim().split('\n').length, 1);
   }
 });
+
+t.test('--namespace, --shoot and --profile pick the Shoots; together they narrow', async (t) => {
+  const shootsOf = async (...args: string[]) => {
+    const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--output', 'json', ...args]);
+    t.equal(run.code, 0, run.stderr);
+    return (JSON.parse(run.stdout) as { shoots: Array<{ shoot: string }> }).shoots.map((s) => s.shoot);
+  };
+  t.same(await shootsOf('--namespace', 'garden-dev'), ['garden-dev/dev-cluster', 'garden-dev/experiments']);
+  t.same(await shootsOf('--namespace', 'garden-dev', '--namespace', 'garden-ops'), [
+    'garden-dev/dev-cluster',
+    'garden-dev/experiments',
+    'garden-ops/monitoring',
+  ]);
+  t.same(await shootsOf('--shoot', 'payments'), ['garden-prod/payments'], 'a name');
+  t.same(await shootsOf('--shoot', 'garden-dev/experiments'), ['garden-dev/experiments'], 'namespace/name');
+  t.same(
+    await shootsOf('--profile', 'aws'),
+    ['garden-dev/dev-cluster', 'garden-dev/experiments', 'garden-ops/monitoring', 'garden-prod/payments'],
+    'a CloudProfile: its Shoots and those of its NamespacedCloudProfiles',
+  );
+  t.same(
+    await shootsOf('--profile', 'garden-dev/aws-extended'),
+    ['garden-dev/experiments'],
+    'a NamespacedCloudProfile',
+  );
+  t.same(await shootsOf('--profile', 'aws', '--namespace', 'garden-ops'), ['garden-ops/monitoring'], 'narrowed');
+
+  const none = await runCli([
+    'forecast',
+    '--state',
+    STATE,
+    '--now',
+    NOW,
+    '--namespace',
+    'garden-dev',
+    '--shoot',
+    'payments',
+  ]);
+  t.equal(none.code, 2, 'a filter that picks nothing is no empty forecast');
+  t.equal(
+    none.stderr,
+    'version-policy: no Shoot of the state matches --namespace garden-dev --shoot payments (the state has 4 Shoots)\n',
+  );
+});
+
+t.test('--fail-on: exit 1 and the conditions met on stderr; with --proposed, what the proposal adds', async (t) => {
+  const forecastOf = (...args: string[]) => runCli(['forecast', '--state', STATE, '--now', NOW, ...args]);
+  const [quiet, forced, within, proposedTrap, proposedFine, plain] = await Promise.all([
+    forecastOf('--fail-on', 'trap,failure'),
+    forecastOf('--fail-on', 'forced'),
+    forecastOf('--fail-on', 'forced-within=30d'),
+    forecastOf('--proposed', PROPOSED, '--fail-on', 'trap'),
+    forecastOf('--proposed', PROPOSED, '--fail-on', 'failure,forced-within=30d'),
+    forecastOf('--proposed', PROPOSED),
+  ]);
+  t.equal(quiet.code, 0, 'no trap, no failure in the demo state');
+  t.equal(quiet.stderr, '');
+  t.equal(forced.code, 1);
+  t.equal(
+    forced.stderr,
+    'version-policy: --fail-on: forced: 1 Shoot (garden-ops/monitoring)\n',
+    'May: monitoring is forced off Ubuntu',
+  );
+  t.equal(within.code, 0, 'not within 30 days');
+  t.equal(proposedTrap.code, 1);
+  t.equal(
+    proposedTrap.stderr,
+    'version-policy: --fail-on: trap: 3 Shoots (garden-prod/payments, garden-dev/dev-cluster, garden-dev/experiments)\n',
+  );
+  t.equal(proposedTrap.stdout, plain.stdout, 'the output is the same, the exit code says it');
+  t.equal(proposedFine.code, 0, 'the forced update it brings forward is in January: not within 30 days');
+
+  for (const [spec, words] of [
+    ['trapp', 'unknown condition "trapp" (did you mean "trap"?); allowed: trap, failure, forced, forced-within=Nd'],
+    ['forced-within=2w', '"forced-within=2w": write forced-within=Nd, a whole number of days, e.g. forced-within=14d'],
+  ] as const) {
+    const bad = await forecastOf('--fail-on', spec);
+    t.equal(bad.code, 2, spec);
+    t.match(bad.stderr, words);
+  }
+});
+
+t.test('ics --include-auto: an event per automatic update too', async (t) => {
+  const [withAuto, without, text] = await Promise.all([
+    runCli(['forecast', '--state', STATE, '--now', NOW, '--output', 'ics', '--include-auto']),
+    runCli(['forecast', '--state', STATE, '--now', NOW, '--output', 'ics']),
+    runCli(['forecast', '--state', STATE, '--now', NOW, '--include-auto']),
+  ]);
+  const events = (ics: string) =>
+    new ICAL.Component(ICAL.parse(ics) as unknown[])
+      .getAllSubcomponents('vevent')
+      .map((c) => [new ICAL.Event(c).summary, c.getFirstPropertyValue('categories')]);
+  t.equal(withAuto.code, 0, withAuto.stderr);
+  t.same(events(without.stdout), [
+    [
+      'Forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001',
+      'FORCED-UPDATE',
+    ],
+  ]);
+  const all = events(withAuto.stdout);
+  t.equal(all.length, 5, 'the 5 steps of the demo state, 4 of them automatic');
+  t.match(all, [['Automatic update garden-dev/dev-cluster control plane 1.31.7 → 1.31.9', 'AUTO-UPDATE']]);
+  t.ok(all.some(([s, c]) => c === 'FORCED-UPDATE' && String(s).startsWith('Forced update garden-ops/monitoring')));
+  t.equal(text.code, 2, '--include-auto is for ics');
+  t.match(text.stderr, '--include-auto is for --output ics');
+});
