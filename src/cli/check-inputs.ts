@@ -13,6 +13,8 @@ import {
 } from '../cluster/object-files.js';
 import { ClusterIndex } from '../cluster/cluster-index.js';
 import { staticState } from '../cluster/static-state.js';
+import { canonical, expandOne, isGlob } from './check-paths.js';
+import { type Tree, workingTree } from './check-trees.js';
 import type { ClusterState } from '../api/cluster-state.js';
 import type { PolicedObject } from '../api/types.js';
 
@@ -30,15 +32,97 @@ export interface InputStreams {
   env: NodeJS.ProcessEnv;
 }
 
-/** Reads the FILE sources, in parallel; the error reported is the first source's in list order. */
-export async function readInputs(sources: readonly string[], opts: ReadOptions, io: InputStreams): Promise<ParsedFile> {
-  return merged(
-    await inOrder(
-      sources.map(async (s) =>
-        parsed(s === STDIN ? await readStdin(io.stdin) : { name: s, text: await readSourceText(s) }, opts),
-      ),
-    ),
+/** The new side's objects, and the text of each source (the SARIF and GitHub outputs find lines in it). */
+export interface InputFiles extends ParsedFile {
+  texts: Map<string, string>;
+}
+
+/**
+ * Reads the PATH arguments: files, directories, globs (check-paths.ts), `-` for standard input.
+ * With an old tree (--old-ref, --old-root) the same arguments are expanded there too, and a path
+ * may exist on one side only: a new or a removed file. The error reported is the first source's.
+ */
+export async function readInputs(
+  args: readonly string[],
+  opts: ReadOptions,
+  io: InputStreams,
+  oldTree?: Tree,
+): Promise<{ inputs: InputFiles; old?: ParsedFile }> {
+  if (oldTree && args.includes(STDIN))
+    throw new InputError(`${oldTree.name} is read at the same paths as the new side: standard input (-) has none`);
+  const paths = args.filter((a) => a !== STDIN);
+  const [newListing, oldListing] = await Promise.all([workingTree().list(paths), oldTree?.list(paths)]);
+  const newFiles: string[] = [];
+  const oldFiles: string[] = [];
+  for (const arg of args) {
+    if (arg === STDIN) {
+      newFiles.push(STDIN);
+      continue;
+    }
+    const found = expandOne(arg, newListing);
+    const before = oldListing ? expandOne(arg, oldListing) : [];
+    if (found.length === 0 && before.length === 0) await nothingAt(arg, oldTree);
+    // A file named as such keeps the name it was given; what a folder or glob finds is named canonically.
+    for (const f of found.length === 1 && found[0] === canonical(arg) && !isGlob(arg) ? [arg] : found) newFiles.push(f);
+    for (const f of before) oldFiles.push(f);
+  }
+  const [read, oldTexts] = await Promise.all([
+    readNew(unique(newFiles), opts, io),
+    oldTree ? oldTree.read(unique(oldFiles)) : undefined,
+  ]);
+  const texts = new Map(read.map((r) => [r.name, r.text]));
+  const inputs = merged(read.map((r) => r.parsed));
+  const old = oldTexts
+    ? merged(
+        [...oldTexts].map(([path, text]) =>
+          parsed({ name: oldTree?.sourceName(path) ?? path, text }, { ...opts, allowNoObjects: true }),
+        ),
+      )
+    : undefined;
+  return { inputs: { ...inputs, texts }, ...(old ? { old } : {}) };
+}
+
+/** An argument that names nothing on either side: the error says what it looked for, and where. */
+async function nothingAt(arg: string, oldTree: Tree | undefined): Promise<never> {
+  const sides = oldTree ? ` (neither in the working tree nor in ${oldTree.name})` : '';
+  if (isGlob(arg)) throw new InputError(`${arg}: matches no file${sides}`, { file: arg });
+  if (await isDirectory(arg))
+    throw new InputError(`${arg}: a folder with no .yaml, .yml or .json file${sides}`, { file: arg });
+  if (!oldTree) await readSourceText(arg); // the reason a file cannot be read: no such file, permission
+  throw new InputError(`${arg}: no such file or folder${sides}`, { file: arg });
+}
+
+/** Each file read and parsed; the error reported is the first file's, reading or parsing. */
+function readNew(
+  files: readonly string[],
+  opts: ReadOptions,
+  io: InputStreams,
+): Promise<Array<{ name: string; text: string; parsed: ParsedFile }>> {
+  return inOrder(
+    files.map(async (f) => {
+      const source = f === STDIN ? await readStdin(io.stdin) : { name: f, text: await readSourceText(f) };
+      return { ...source, parsed: parsed(source, opts) };
+    }),
   );
+}
+
+/** Each file once, by its canonical path, under the first name it was given. */
+function unique(items: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return items.filter((i) => {
+    const key = i === STDIN ? i : canonical(i);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

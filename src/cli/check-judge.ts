@@ -3,7 +3,7 @@
 // mutating path and then the rules, as the API server runs the two webhooks; what the mutating
 // path changed is reported as the defaults applied.
 import { jsonPatch } from '../admission/patch.js';
-import type { SourcedObject } from '../cluster/object-files.js';
+import { fieldLines, type SourcedObject } from '../cluster/object-files.js';
 import type { ClusterState } from '../api/cluster-state.js';
 import type { Config } from '../config.js';
 import { evaluate } from '../policy/evaluate.js';
@@ -58,6 +58,7 @@ export function judgeAll(
       warnings: decision.allWarnings,
       notes: decision.notes,
       defaulted: result && decision.mutated ? defaultsApplied(object, result) : [],
+      forecast: [],
       object: result,
       shownWarnings: decision.warnings,
     };
@@ -131,4 +132,21 @@ export function fieldOf(pointer: string, root: unknown): string {
     node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[seg] : undefined;
   }
   return out;
+}
+
+/** The line of each violation and forecast finding: the field's, in the file the object was read from. */
+export function located(results: readonly JudgedObject[], texts: ReadonlyMap<string, string>): JudgedObject[] {
+  const finders = new Map<string, ReturnType<typeof fieldLines>>();
+  const lineOf = (r: JudgedObject, field: string): number => {
+    const text = texts.get(r.file);
+    if (text === undefined || r.operation === 'DELETE') return r.line;
+    let find = finders.get(r.file);
+    if (!find) finders.set(r.file, (find = fieldLines(text)));
+    return find(r, field);
+  };
+  return results.map((r) => ({
+    ...r,
+    violations: r.violations.map((v) => ({ ...v, line: lineOf(r, v.field) })),
+    forecast: r.forecast.map((f) => ({ ...f, line: lineOf(r, f.field) })),
+  }));
 }

@@ -2,7 +2,9 @@
 // JUnit XML for CI test reports (check-junit.ts), and errors in the same format.
 import type { Place } from '../cluster/object-files.js';
 import { formatViolation } from '../policy/decision.js';
+import { githubAnnotations, githubErrorLine } from './check-github.js';
 import { junitError, junitReport } from './check-junit.js';
+import { sarifError, sarifReport } from './check-sarif.js';
 import type { CheckReport, Defaulted, JudgedObject, ReportedError, SkippedResult, Summary } from './check-report.js';
 import { objectName } from './check-report.js';
 
@@ -17,8 +19,8 @@ export type {
 } from './check-report.js';
 export { objectName } from './check-report.js';
 
-export type OutputFormat = 'text' | 'json' | 'junit';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'junit'];
+export type OutputFormat = 'text' | 'json' | 'junit' | 'sarif' | 'github';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'junit', 'sarif', 'github'];
 
 /** Text lines of defaults per object; JSON lists them all. */
 const DEFAULTED_SHOWN = 10;
@@ -30,6 +32,10 @@ export function render(report: CheckReport, format: OutputFormat, opts: { quiet?
       return `${JSON.stringify(jsonReport(report), null, 2)}\n`;
     case 'junit':
       return junitReport(report, summarize(report));
+    case 'sarif':
+      return sarifReport(report);
+    case 'github':
+      return githubAnnotations(report) + textReport(report, opts.quiet === true);
     case 'text':
       return textReport(report, opts.quiet === true);
   }
@@ -37,9 +43,18 @@ export function render(report: CheckReport, format: OutputFormat, opts: { quiet?
 
 /** An error (bad input or usage) in the output format; text output has none on stdout (the line goes to stderr). */
 export function renderError(error: ReportedError, format: OutputFormat): string {
-  if (format === 'json') return `${JSON.stringify({ error }, null, 2)}\n`;
-  if (format === 'junit') return junitError(error);
-  return '';
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify({ error }, null, 2)}\n`;
+    case 'junit':
+      return junitError(error);
+    case 'sarif':
+      return sarifError(error);
+    case 'github':
+      return githubErrorLine(error);
+    case 'text':
+      return '';
+  }
 }
 
 export function summarize(report: CheckReport): Summary {

@@ -3,6 +3,37 @@ import type { Place } from '../cluster/object-files.js';
 import type { Violation } from '../policy/decision.js';
 import type { Kind, Operation, PolicedObject } from '../api/types.js';
 
+/** A violation, with the line of its field in the object's file (the document's line for a DELETE). */
+export interface LocatedViolation extends Violation {
+  line?: number;
+}
+
+/** One change of the forecast that `check` reports: new or earlier, and forced, failing or trapped. */
+export interface ForecastFinding {
+  change: 'new' | 'earlier';
+  shoot: string;
+  /** `control plane`, `worker pool "batch" image ubuntu`. */
+  component: string;
+  /** The version list: `Kubernetes`, `machine image ubuntu`, or `the maintenance run` (a rejected dry run). */
+  list: string;
+  at: string;
+  /** For `earlier`: when the stored profile has it. */
+  before?: string;
+  mode: 'auto' | 'forced';
+  from?: string;
+  to?: string;
+  trigger: string;
+  failure?: { kind: string; message: string };
+  trap?: { issue: string; detail: string };
+  /** The field of the version the step leaves, in the object: where the finding points. */
+  field: string;
+}
+
+/** A forecast finding, with the line of the version it concerns. */
+export interface LocatedFinding extends ForecastFinding {
+  line?: number;
+}
+
 /** One change the mutating path made: a JSON Patch operation, with the field spelled for people. */
 export interface Defaulted {
   field: string;
@@ -21,12 +52,14 @@ export interface CheckResult extends Place {
   name: string;
   operation: Operation;
   allowed: boolean;
-  violations: Violation[];
+  violations: LocatedViolation[];
   /** Every warning, in full. */
   warnings: string[];
   /** What could not be judged (a rule that needs the cluster state, run without one). */
   notes: string[];
   defaulted: Defaulted[];
+  /** What a profile UPDATE changes in its Shoots' maintenance (forced, failing or trapped steps). */
+  forecast: LocatedFinding[];
   /** The object as it would be stored, after the mutating path; null on DELETE (nothing is stored). */
   object: PolicedObject | null;
 }

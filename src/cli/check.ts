@@ -6,8 +6,10 @@ import { type Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { InputError, type ParsedFile, type ReadOptions, type SourcedObject } from '../cluster/object-files.js';
 import type { ClusterState } from '../api/cluster-state.js';
+import { withForecast } from './check-forecast.js';
+import { folderTree, gitTree, type Tree } from './check-trees.js';
 import { absentState, byIdentity, checkStdinOnce, identity, readInputs, readOld, readState } from './check-inputs.js';
-import { judgeAll } from './check-judge.js';
+import { judgeAll, located } from './check-judge.js';
 import {
   type JudgedObject,
   objectName,
@@ -26,6 +28,10 @@ export interface CheckOptions {
   state?: string[];
   cluster?: boolean;
   old?: string[];
+  /** --old-ref REF: the same PATHs at a git revision. */
+  oldRef?: string;
+  /** --old-root DIR: the same PATHs under a folder (a checkout of the old revision). */
+  oldRoot?: string;
   prune?: boolean;
   delete?: boolean;
   /** Epoch ms, parsed from --now. */
@@ -38,6 +44,8 @@ export interface CheckOptions {
   requireState?: boolean;
   /** --junit FILE: the JUnit report, written beside the --output on stdout. */
   junit?: string;
+  /** --sarif FILE: the SARIF log, likewise. */
+  sarif?: string;
   /** false with --no-mutate. */
   mutate?: boolean;
 }
@@ -46,23 +54,29 @@ export const EXIT_CODES_HELP = `
 Exit codes:
   0  every object is allowed (documents of other kinds are skipped)
   1  at least one object is denied
-  2  usage or input error: unknown flag, unreadable or empty file, bad YAML, an object of our
-     kinds that fails the schema, a document of another kind with --strict-kinds, a failing
-     git show for --old; or, with --require-state, an object that could not be fully checked
-     because no --state or --cluster was given. 2 wins over 1.
+  2  usage or input error: unknown flag, unreadable file, a file with no object, bad YAML, an
+     object of our kinds that fails the schema, a kind core.gardener.cloud does not have, a
+     document of another kind with --strict-kinds, a failing git for --old or --old-ref, a PATH
+     that names nothing; --require-state without --state or --cluster. 2 wins over 1.
 
-FILE and --old take - for standard input (once). --old REF:PATH runs \`git show REF:PATH\` in the
-current directory (PATH from the repository's top, or ./PATH from here); a file of that name wins.
+PATH is a file, a folder (every .yaml, .yml and .json below it, hidden folders left out) or a
+quoted glob ('profiles/**/*.yaml'), or - for standard input (once). --old-ref REF reads the same
+PATHs at a git revision, --old-root DIR under another folder: a file on one side only is new or
+removed. --old REF:PATH runs \`git show REF:PATH\` in the current directory (PATH from the
+repository's top, or ./PATH from here); a file of that name wins.
 Guide: docs/ci.md`;
 
 const OTHER_KIND = 'not a CloudProfile, NamespacedCloudProfile or Shoot of core.gardener.cloud/v1beta1';
-const OLD_ONLY = 'in --old but in no FILE: its removal was not judged (--prune judges it as a DELETE)';
+const OLD_ONLY = 'on the old side only: its removal was not judged (--prune judges it as a DELETE)';
 
 export function registerCheck(program: Command, run: Invocation): void {
   program
     .command('check')
     .description('judge CloudProfiles, NamespacedCloudProfiles and Shoots in files against the version policy')
-    .argument('<file...>', 'YAML or JSON files, or - for standard input; multi-document, `kind: List` is unrolled')
+    .argument(
+      '<path...>',
+      'YAML or JSON files, folders or quoted globs, or - for standard input; multi-document, `kind: List` is unrolled',
+    )
     .addOption(
       new Option(
         '--state <file>',
@@ -76,10 +90,20 @@ export function registerCheck(program: Command, run: Invocation): void {
       new Option(
         '--old <file|ref:path>',
         'the objects before the change (repeatable): each FILE object found here is an UPDATE of it; wins over --state',
-      ).argParser(collect),
+      )
+        .argParser(collect)
+        .conflicts(['oldRef', 'oldRoot']),
     )
+    .addOption(
+      new Option('--old-ref <ref>', 'the objects before the change: the same PATHs at this git revision').conflicts(
+        'oldRoot',
+      ),
+    )
+    .option('--old-root <dir>', 'the objects before the change: the same PATHs under this folder')
     .option('--prune', 'judge the --old objects that no FILE holds as DELETE requests (without --old: none)')
-    .addOption(new Option('--delete', "judge FILE's objects as DELETE requests").conflicts('old'))
+    .addOption(
+      new Option('--delete', "judge FILE's objects as DELETE requests").conflicts(['old', 'oldRef', 'oldRoot']),
+    )
     .addOption(
       new Option('--now <rfc3339>', 'evaluate time rules at this instant (default: the clock)').argParser(parseRfc3339),
     )
@@ -90,14 +114,19 @@ export function registerCheck(program: Command, run: Invocation): void {
       ).argParser(parseFeatureGates),
     )
     .option('--config <file>', 'the same config file as serve')
-    .addOption(new Option('--output <format>', 'text, json or junit').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(
+      new Option('--output <format>', 'text, json, junit, sarif, or github (workflow annotations, then text)')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
     .option(
       '--junit <file>',
       'also write the JUnit report to FILE, whatever --output is: one run gives CI both the report and the exit code',
     )
+    .option('--sarif <file>', 'also write the SARIF 2.1.0 log to FILE, whatever --output is')
     .option('--quiet', 'text output: print only the denied objects')
     .option('--strict-kinds', 'a document of another kind is an error (exit 2), not skipped')
-    .option('--require-state', 'exit 2 when a rule could not be checked for lack of --state or --cluster')
+    .option('--require-state', 'exit 2 unless --state or --cluster gives the landscape, and every rule was checked')
     .option('--no-mutate', 'judge the objects as written, without the mutating path')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (files: string[], opts: CheckOptions) => {
@@ -107,30 +136,40 @@ export function registerCheck(program: Command, run: Invocation): void {
 
 /** Reads every input, judges each object and prints the verdicts; returns the exit code. */
 export async function runCheck(files: readonly string[], opts: CheckOptions, io: CliIo): Promise<number> {
+  if (opts.requireState && !opts.state && !opts.cluster)
+    throw new UsageError(
+      '--require-state: no landscape to judge against: give --state FILE (e.g. from `version-policy state export`) or --cluster',
+    );
   inputErrorsAsUsage(() => checkStdinOnce([...files, ...(opts.old ?? [])]));
   const config = await asUsageError(checkConfig(opts));
-  const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip', allowEmptyList: true };
-  const [state, inputs, old] = await asUsageError(
+  const read: ReadOptions = { otherKinds: opts.strictKinds ? 'error' : 'skip' };
+  const oldTree = inputErrorsAsUsage(() => oldTreeOf(opts, io.env));
+  const [state, { inputs, old: oldOfTree }, oldFiles] = await asUsageError(
     firstFailureInOrder(
       checkState(opts, config, io.env),
-      readInputs(files, read, io),
+      readInputs(files, read, io, oldTree),
       opts.old ? readOld(opts.old, read, io) : Promise.resolve(undefined),
     ),
   );
+  const old = oldFiles ?? oldOfTree;
   const oldObjects = inputErrorsAsUsage(() => byIdentity(old?.objects ?? []));
   const judge = { config, now: opts.now ?? Date.now(), delete: opts.delete === true, mutate: opts.mutate !== false };
   const removed = onlyInOld(oldObjects, inputs);
-  const results = [
-    ...judgeAll(inputs.objects, state, oldObjects, judge),
-    ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : []),
-  ];
+  const results = located(
+    [
+      ...withForecast(judgeAll(inputs.objects, state, oldObjects, judge), inputs.objects, state, oldObjects, judge),
+      ...(opts.prune ? judgeAll(removed, state, new Map(), { ...judge, delete: true }) : []),
+    ],
+    inputs.texts,
+  );
   const skipped = [
     ...inputs.skipped.map((s) => ({ ...s, reason: OTHER_KIND })),
     ...(opts.prune ? [] : removed.map(skippedOld)),
   ];
   const error = opts.requireState ? requireStateError(results) : undefined;
   const report = { results, skipped, ...(error ? { error } : {}) };
-  if (opts.junit) await asUsageError(writeReport(opts.junit, render(report, 'junit')));
+  if (opts.junit) await asUsageError(writeReport(opts.junit, render(report, 'junit'), '--junit'));
+  if (opts.sarif) await asUsageError(writeReport(opts.sarif, render(report, 'sarif'), '--sarif'));
   io.stdout.write(render(report, opts.output, { quiet: opts.quiet === true }));
   if (error) {
     io.stderr.write(`version-policy: ${error.message}\n`);
@@ -139,12 +178,18 @@ export async function runCheck(files: readonly string[], opts: CheckOptions, io:
   return results.every((r) => r.allowed) ? EXIT_OK : EXIT_DENIED;
 }
 
-/** Writes the --junit report; a file that cannot be written is the user's input error. */
-export async function writeReport(file: string, text: string): Promise<void> {
+function oldTreeOf(opts: CheckOptions, env: NodeJS.ProcessEnv): Tree | undefined {
+  if (opts.oldRef !== undefined) return gitTree(opts.oldRef, env);
+  if (opts.oldRoot !== undefined) return folderTree(opts.oldRoot);
+  return undefined;
+}
+
+/** Writes a --junit or --sarif report; a file that cannot be written is the user's input error. */
+export async function writeReport(file: string, text: string, flag: string): Promise<void> {
   try {
     await writeFile(file, text);
   } catch (err) {
-    throw new InputError(`--junit ${file}: cannot write the report: ${(err as Error).message}`);
+    throw new InputError(`${flag} ${file}: cannot write the report: ${(err as Error).message}`);
   }
 }
 

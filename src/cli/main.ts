@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';
-import { type OutputFormat, renderError, type ReportedError } from './check-output.js';
+import { type OutputFormat, OUTPUT_FORMATS, renderError, type ReportedError } from './check-output.js';
 import { registerExplain } from './explain.js';
 import { registerForecast } from './forecast.js';
 import { UsageError } from './errors.js';
@@ -71,14 +71,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       // --help and --version exit 0; every other parse failure is a usage error (commander printed its line).
       if (err.exitCode === 0) return EXIT_OK;
       io.stdout.write(renderError({ message: oneLine(err.message) }, format));
-      writeJunitError(argv, { message: oneLine(err.message) });
+      writeErrorReports(argv, { message: oneLine(err.message) });
       return EXIT_INPUT;
     }
     const message =
       err instanceof UsageError ? oneLine(err.message) : `internal error: ${oneLine((err as Error).message)}`;
     io.stderr.write(`version-policy: ${message}\n`);
     io.stdout.write(renderError({ message, ...(err instanceof UsageError ? err.where : {}) }, format));
-    writeJunitError(argv, { message, ...(err instanceof UsageError ? err.where : {}) });
+    writeErrorReports(argv, { message, ...(err instanceof UsageError ? err.where : {}) });
     return EXIT_INPUT;
   }
 }
@@ -88,39 +88,41 @@ function oneLine(text: string): string {
 }
 
 /**
- * `check --output json|junit` reports its errors in that format on stdout as well, so a pipeline
- * that reads stdout always gets a document it can parse. Read before parsing: an unknown flag is
- * an error too. The last --output wins, as in commander.
+ * `check --output json|junit|sarif|github` reports its errors in that format on stdout as well, so
+ * a pipeline that reads stdout always gets a document it can parse. Read before parsing: an
+ * unknown flag is an error too.
  */
 function errorFormat(argv: readonly string[]): OutputFormat {
-  if (argv[0] !== 'check') return 'text';
-  let format: string | undefined;
-  for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--output') format = argv[i + 1];
-    else if (arg.startsWith('--output=')) format = arg.slice('--output='.length);
-  }
-  return format === 'json' || format === 'junit' ? format : 'text';
+  const format = lastValue(argv, '--output');
+  return (OUTPUT_FORMATS as readonly string[]).includes(format ?? '') ? (format as OutputFormat) : 'text';
 }
 
 /**
- * `check --junit FILE` gets the error as a report too, so that the CI job that uploads FILE shows
- * why nothing was judged. Best effort: the error line on stderr is the answer either way.
+ * `check --junit FILE` and `--sarif FILE` get the error as a report too, so that the CI job that
+ * uploads FILE shows why nothing was judged. Best effort: the error line on stderr is the answer.
  */
-function writeJunitError(argv: readonly string[], error: ReportedError): void {
-  if (argv[0] !== 'check') return;
-  let file: string | undefined;
+function writeErrorReports(argv: readonly string[], error: ReportedError): void {
+  for (const format of ['junit', 'sarif'] as const) {
+    const file = lastValue(argv, `--${format}`);
+    if (!file) continue;
+    try {
+      writeFileSync(file, renderError(error, format));
+    } catch {
+      // The stderr line stands.
+    }
+  }
+}
+
+/** The value of `check`'s last `--flag V` or `--flag=V` (the last wins, as in commander). */
+function lastValue(argv: readonly string[], flag: string): string | undefined {
+  if (argv[0] !== 'check') return undefined;
+  let value: string | undefined;
   for (let i = 1; i < argv.length && argv[i] !== '--'; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '--junit') file = argv[i + 1];
-    else if (arg.startsWith('--junit=')) file = arg.slice('--junit='.length);
+    if (arg === flag) value = argv[i + 1];
+    else if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
   }
-  if (!file) return;
-  try {
-    writeFileSync(file, renderError(error, 'junit'));
-  } catch {
-    // The stderr line stands.
-  }
+  return value;
 }
 
 /** The version of the installed package: package.json sits two levels above dist/cli (and src/cli). */

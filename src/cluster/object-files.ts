@@ -3,9 +3,22 @@
 // the offending field, so a user can fix it without a stack trace. Documents of other kinds are
 // an error, or (for `check`, which reads whole manifest folders) skipped and reported.
 import { readFile } from 'node:fs/promises';
-import { Composer, type Document, isNode, isScalar, LineCounter, Parser } from 'yaml';
+import {
+  Composer,
+  type Document,
+  isCollection,
+  isMap,
+  isNode,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  Parser,
+} from 'yaml';
 import { type FieldError, formatFieldErrors, isPolicedKind, parsePolicedObject } from '../api/parse.js';
 import type { PolicedObject } from '../api/types.js';
+import { CORE_GROUP, GARDENER_CORE_KINDS, groupOf, isGardenerCoreKind } from '../api/gardener-kinds.js';
+import { didYouMean } from '../util/nearest.js';
 
 export class InputError extends Error {
   override name = 'InputError';
@@ -64,6 +77,8 @@ export interface ReadOptions {
    * no Shoots says "none" this way. Default: an error, like a file with no objects at all.
    */
   allowEmptyList?: boolean;
+  /** Accept a file with no object at all (empty, only `---` or comments, empty Lists): `check`'s old side. */
+  allowNoObjects?: boolean;
 }
 
 const POLICED = 'CloudProfile, NamespacedCloudProfile or Shoot';
@@ -96,14 +111,49 @@ export function parseDocuments(text: string, file: string, opts: ReadOptions = {
     for (const item of items) {
       const at = locator(doc, item.path, lineAt);
       const place = { file, document, line: at.line('') };
+      unknownCoreKind(item.value, file, at);
       const skip = opts.otherKinds === 'skip' ? otherKind(item.value, place) : undefined;
       if (skip) out.skipped.push(skip);
       else out.objects.push({ object: checked(item.value, file, at, opts), ...place });
     }
   }
-  if (out.objects.length === 0 && out.skipped.length === 0 && !(emptyList && opts.allowEmptyList))
+  const none = out.objects.length === 0 && out.skipped.length === 0;
+  if (none && !opts.allowNoObjects && !(emptyList && opts.allowEmptyList))
     throw inputError(file, undefined, `contains no ${POLICED}`);
   return out;
+}
+
+/** A kind that core.gardener.cloud does not have is a typo, not another kind: an error naming the nearest. */
+function unknownCoreKind(value: unknown, file: string, at: Locator): void {
+  if (!isRecord(value) || groupOf(value.apiVersion) !== CORE_GROUP || typeof value.kind !== 'string') return;
+  if (isPolicedKind(value.kind) || isGardenerCoreKind(value.kind)) return;
+  throw inputError(
+    file,
+    at.line('kind'),
+    `unknown kind ${JSON.stringify(value.kind)} in ${CORE_GROUP}${didYouMean(value.kind, GARDENER_CORE_KINDS)}: Gardener has no such kind, and a misspelt profile must not pass unjudged`,
+  );
+}
+
+/**
+ * Where fields of the objects read from `text` sit: `(place, field)` → the line of the field, or of
+ * its nearest parent that the source has. Parses again, once, on the first call: the objects
+ * themselves keep no syntax tree.
+ */
+export function fieldLines(text: string): (place: Place, field: string) => number {
+  let docs: Document.Parsed[] | undefined;
+  const lines = new LineCounter();
+  const lineAt = (offset: number) => lines.linePos(offset).line;
+  return (place, field) => {
+    docs ??= [...new Composer({ lineCounter: lines }).compose(new Parser(lines.addNewLine).parse(text))];
+    const doc = docs[place.document - 1];
+    if (!doc) return place.line;
+    const items = doc.get('items', true);
+    // A List item: the one that starts on the object's line.
+    const index = isSeq(items)
+      ? items.items.findIndex((n) => isNode(n) && n.range && lineAt(n.range[0]) === place.line)
+      : -1;
+    return locator(doc, index < 0 ? [] : ['items', index], lineAt).line(field);
+  };
 }
 
 /** The skip record of a Kubernetes object of a kind we do not police; undefined for ours or a non-object. */
@@ -179,10 +229,25 @@ function plainValue(doc: Document.Parsed, file: string, line: number): unknown {
 
 type PathSegment = string | number;
 
+/**
+ * `kind: List`, and Gardener's typed lists of our kinds (`ShootList`, as the API serves them), item
+ * by item; a typed list's items may leave out kind and apiVersion, which the list implies.
+ */
 function unroll(value: unknown, file: string, line: number): Array<{ value: unknown; path: PathSegment[] }> {
-  if (!isRecord(value) || value.kind !== 'List') return [{ value, path: [] }];
-  if (!Array.isArray(value.items)) throw inputError(file, line, 'a List needs an `items` list');
-  return value.items.map((item: unknown, i) => ({ value: item, path: ['items', i] }));
+  if (!isRecord(value)) return [{ value, path: [] }];
+  const itemKind = typedListOf(value);
+  if (value.kind !== 'List' && itemKind === undefined) return [{ value, path: [] }];
+  if (!Array.isArray(value.items)) throw inputError(file, line, `a ${String(value.kind)} needs an \`items\` list`);
+  return value.items.map((item: unknown, i) => ({
+    value: itemKind && isRecord(item) ? { kind: itemKind, apiVersion: value.apiVersion, ...item } : item,
+    path: ['items', i],
+  }));
+}
+
+function typedListOf(value: Record<string, unknown>): string | undefined {
+  if (groupOf(value.apiVersion) !== CORE_GROUP || typeof value.kind !== 'string') return undefined;
+  const item = value.kind.replace(/List$/, '');
+  return item !== value.kind && isPolicedKind(item) ? item : undefined;
 }
 
 /** Finds where a field of one object sits in the source text. */
@@ -200,7 +265,10 @@ function locator(doc: Document.Parsed, base: PathSegment[], lineAt: (offset: num
       const path = [...base, ...fieldPath(field)];
       for (let n = path.length; n >= 0; n--) {
         const node = nodeAt(path.slice(0, n));
-        if (isNode(node) && node.range) return lineAt(node.range[0]);
+        if (!isNode(node) || !node.range) continue;
+        // A mapping or a list under a key starts on the line after it: the key's line names it.
+        const key = isCollection(node) && n > 0 ? keyOf(nodeAt(path.slice(0, n - 1)), path[n - 1]) : undefined;
+        return lineAt((key ?? node).range?.[0] ?? node.range[0]);
       }
       return lineAt(doc.range[0]);
     },
@@ -211,6 +279,13 @@ function locator(doc: Document.Parsed, base: PathSegment[], lineAt: (offset: num
         : undefined;
     },
   };
+}
+
+/** The key node of `segment` in a mapping node, if it is one. */
+function keyOf(parent: unknown, segment: PathSegment | undefined): Node | undefined {
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === segment);
+  return isNode(pair?.key) ? pair.key : undefined;
 }
 
 /** `spec.kubernetes.versions[0].version` → ['spec', 'kubernetes', 'versions', 0, 'version']. */

@@ -114,7 +114,61 @@ const BAD: BadInput[] = [
     stderr: /multi\.yaml:\d+: invalid CloudProfile "gcp": spec: required field is missing/,
   },
   { what: 'a missing file', args: ['nope.yaml'], stderr: /nope\.yaml: cannot read: no such file/ },
-  { what: 'a directory', files: { 'ok.yaml': good }, args: ['.'], stderr: /\.: cannot read: is a directory/ },
+  {
+    what: 'a folder without a manifest',
+    files: { 'sub/notes.txt': 'x\n', 'sub/.hidden/p.yaml': good },
+    args: ['sub'],
+    stderr: /^version-policy: sub: a folder with no \.yaml, \.yml or \.json file$/m,
+  },
+  {
+    what: 'a path that names nothing',
+    files: { 'ok.yaml': good },
+    args: ['gone/'],
+    stderr: /gone\/: cannot read: no such file/,
+  },
+  {
+    what: 'a glob that matches nothing',
+    files: { 'ok.yaml': good },
+    args: ['profiles/**/*.yaml'],
+    stderr: /^version-policy: profiles\/\*\*\/\*\.yaml: matches no file$/m,
+  },
+  {
+    what: 'an empty List (like a file of bare ---, it holds nothing to judge)',
+    files: { 'list.yaml': 'apiVersion: v1\nkind: List\nitems: []\n' },
+    args: ['list.yaml'],
+    stderr: /list\.yaml: contains no CloudProfile, NamespacedCloudProfile or Shoot/,
+  },
+  {
+    what: 'a misspelt kind of core.gardener.cloud',
+    files: { 'typo.yaml': edited(/kind: CloudProfile/, 'kind: CloudProfiles') },
+    args: ['typo.yaml'],
+    stderr:
+      /typo\.yaml:2: unknown kind "CloudProfiles" in core\.gardener\.cloud \(did you mean "CloudProfile"\?\): Gardener has no such kind/,
+  },
+  {
+    what: 'standard input with --old-ref',
+    input: good,
+    args: ['--old-ref', 'HEAD', '-'],
+    stderr: /git revision HEAD is read at the same paths as the new side: standard input \(-\) has none/,
+  },
+  {
+    what: 'an absolute path with --old-root',
+    files: { 'ok.yaml': good },
+    args: ['--old-root', 'old', '/etc/profiles'],
+    stderr: /--old-root old reads the same paths on the old side: give them relative, not \/etc\/profiles/,
+  },
+  {
+    what: '--old-ref with --old',
+    files: { 'ok.yaml': good },
+    args: ['--old-ref', 'HEAD', '--old', 'ok.yaml', 'ok.yaml'],
+    stderr: /option '--old <file\|ref:path>' cannot be used with option '--old-ref <ref>'/,
+  },
+  {
+    what: 'a --sarif file that cannot be written',
+    files: { 'ok.yaml': good },
+    args: ['--sarif', 'no/such/dir/report.sarif', 'ok.yaml'],
+    stderr: /--sarif no\/such\/dir\/report\.sarif: cannot write the report/,
+  },
   {
     what: 'a --state file with bad content',
     files: { 'ok.yaml': good, 'state.yaml': versionIsNumber },
@@ -151,7 +205,7 @@ const BAD: BadInput[] = [
     args: ['--nw', '2026-09-01T00:00:00Z', 'ok.yaml'],
     stderr: /unknown option '--nw'.*Did you mean --now\?/,
   },
-  { what: 'no FILE', args: [], stderr: /missing required argument 'file'/ },
+  { what: 'no PATH', args: [], stderr: /missing required argument 'path'/ },
   {
     what: 'a --now without an offset',
     files: { 'ok.yaml': good },
@@ -186,13 +240,14 @@ const BAD: BadInput[] = [
     what: 'an unknown output format',
     files: { 'ok.yaml': good },
     args: ['--output', 'yaml', 'ok.yaml'],
-    stderr: /--output.*Allowed choices are text, json, junit/,
+    stderr: /--output.*Allowed choices are text, json, junit, sarif, github/,
   },
   {
     what: 'a config with an unknown key',
     files: { 'ok.yaml': good, 'cfg.yaml': 'featureGate: {}\n' },
     args: ['--config', 'cfg.yaml', 'ok.yaml'],
-    stderr: /cfg\.yaml: \(top level\): must NOT have additional properties 'featureGate'/,
+    stderr:
+      /cfg\.yaml: \(top level\): unknown key "featureGate" \(did you mean "featureGates"\?\); allowed: featureGates, rules, /,
   },
   {
     what: 'a config that is not YAML',

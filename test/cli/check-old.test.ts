@@ -96,7 +96,7 @@ t.test('an --old object that no FILE holds is skipped with a note, or judged as 
   ]);
   t.equal(skipped.code, 0);
   t.match(skipped.report?.skipped, [
-    { file: 'old.yaml', document: 2, kind: 'CloudProfile', name: 'azure', reason: /in --old but in no FILE.*--prune/ },
+    { file: 'old.yaml', document: 2, kind: 'CloudProfile', name: 'azure', reason: /on the old side only.*--prune/ },
   ]);
 
   t.equal(pruned.code, 1, 'deleting a profile a Shoot uses is denied');

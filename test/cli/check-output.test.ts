@@ -33,6 +33,7 @@ const denied: JudgedObject = {
   shownWarnings: ['version "1.31.0" expires on 2026-09-20'],
   notes: [],
   defaulted: [],
+  forecast: [],
   object: shoot({ name: 'web', version: '1.30.0' }),
 };
 const noted: JudgedObject = {
@@ -49,6 +50,7 @@ const noted: JudgedObject = {
   shownWarnings: [],
   notes: ['IN-USE was not checked: no --state or --cluster was given'],
   defaulted: [],
+  forecast: [],
   object: null,
 };
 const defaulted: JudgedObject = {
@@ -178,6 +180,7 @@ t.test('json: results, skipped and summary, every key in order; all warnings; no
     'warnings',
     'notes',
     'defaulted',
+    'forecast',
     'object',
   ]);
   t.same(parsed.results[0]?.warnings, denied.warnings, 'every warning, not only the budgeted ones');

@@ -61,8 +61,8 @@ t.test('one denied object: DENIED with its violations indented, exit 1', async (
   for (const v of violations)
     t.same(
       Object.keys(v).sort(),
-      ['field', 'message', 'rule', 'type'],
-      'each violation: its rule, field, message and error type (docs/check.md)',
+      ['field', 'line', 'message', 'rule', 'type'],
+      'each violation: its rule, field, message, error type and line (docs/check.md)',
     );
   t.ok(violations.some((v) => v.rule === 'K8S-VERSIONS' && v.field.startsWith('spec.kubernetes.versions[0]')));
 });

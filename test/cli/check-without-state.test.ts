@@ -1,7 +1,9 @@
 // `check` without --state or --cluster judges against a state that is not there, and says on each
 // result what it could not check instead of judging against an empty landscape (issue 12):
 // removals and deletions note IN-USE, Shoots note the rule that needs their profile, NCPs the
-// rule that needs their parent. --require-state turns any such note into exit 2.
+// rule that needs their parent. --require-state refuses to run without a state (exit 2).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t, { type Test } from 'tap';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
@@ -83,44 +85,38 @@ t.test('with a state, the same removal is judged, and denied', async (t) => {
   t.match(parseReport(run).results, [{ operation: 'UPDATE', allowed: false, notes: [] }]);
 });
 
-t.test(
-  '--require-state: exit 2 naming each object not fully checked; fine with a state or nothing to note',
-  async (t) => {
-    const [text, json, junit, quiet, withState, nothingToNote] = await Promise.all([
-      check(t, ['--require-state', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
-      check(t, ['--require-state', '--output', 'json', '--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
-      check(t, ['--require-state', '--output', 'junit', '--old', 'before.yaml', 'after.yaml']),
-      check(t, ['--require-state', '--quiet', '--old', 'before.yaml', 'after.yaml']),
-      check(t, ['--require-state', '--state', 'state.yaml', 'before.yaml']),
-      check(t, ['--require-state', 'after.yaml']),
-    ]);
-    t.equal(text.code, 2, 'exit 2');
-    t.match(text.stdout, /^ALLOWED CloudProfile aws \(UPDATE\)/, 'the verdicts are still printed');
-    t.equal(
-      text.stderr,
-      'version-policy: --require-state: 3 objects could not be fully checked without --state or --cluster: CloudProfile aws (after.yaml:1), NamespacedCloudProfile garden-dev/team (objects.yaml:1), Shoot garden-dev/web (objects.yaml:' +
-        text.stderr.match(/web \(objects\.yaml:(\d+)\)/)?.[1] +
-        ')\n',
-    );
+t.test('--require-state without --state or --cluster: exit 2 naming what is missing, nothing judged', async (t) => {
+  const dir = await tempDir(t);
+  await writeFiles(dir, FILES);
+  const run = (args: string[]) =>
+    runCheckCli(['check', '--now', NOW, '--config', 'cfg.yaml', '--require-state', ...args], { cwd: dir });
+  const [text, json, junit, report, nothingToNote, withState] = await Promise.all([
+    run(['--old', 'before.yaml', 'after.yaml', 'objects.yaml']),
+    run(['--output', 'json', '--old', 'before.yaml', 'after.yaml']),
+    run(['--output', 'junit', 'after.yaml']),
+    run(['--junit', 'report.xml', 'after.yaml']),
+    run(['after.yaml']),
+    run(['--state', 'state.yaml', 'before.yaml']),
+  ]);
+  const missing =
+    'version-policy: --require-state: no landscape to judge against: give --state FILE (e.g. from `version-policy state export`) or --cluster\n';
+  t.equal(text.code, 2, 'exit 2');
+  t.equal(text.stderr, missing);
+  t.equal(text.stdout, '', 'nothing judged');
+  t.equal(nothingToNote.code, 2, 'even a new CloudProfile, which needs no state: the job lost its state argument');
+  t.equal(nothingToNote.stderr, missing);
 
-    t.equal(json.code, 2);
-    t.equal(json.stderr, text.stderr);
-    const report = parseReport(json);
-    t.match(report.error, { message: /^--require-state: 3 objects could not be fully checked/ });
-    t.equal(report.results.length, 3, 'the results are there with the error');
+  t.equal(json.code, 2);
+  t.match(parseReport(json), { error: { message: /^--require-state: no landscape/ } });
 
-    t.equal(junit.code, 2);
-    const xml = new XMLParser({ ignoreAttributes: false }).parse(junit.stdout) as {
-      testsuites: { '@_errors': string; testsuite: { testcase: { error?: { '@_type': string } } } };
-    };
-    t.equal(xml.testsuites['@_errors'], '1');
-    t.equal(xml.testsuites.testsuite.testcase.error?.['@_type'], 'require-state');
+  t.equal(junit.code, 2);
+  const xml = new XMLParser({ ignoreAttributes: false }).parse(junit.stdout) as {
+    testsuites: { '@_errors': string; testsuite: { testcase: { error?: { '@_message': string } } } };
+  };
+  t.equal(xml.testsuites['@_errors'], '1');
+  t.match(xml.testsuites.testsuite.testcase.error?.['@_message'], /--require-state: no landscape/);
+  t.equal(report.code, 2);
+  t.match(await readFile(join(dir, 'report.xml'), 'utf8'), /--require-state: no landscape/, '--junit FILE says why');
 
-    t.equal(quiet.code, 2);
-    t.equal(quiet.stdout, '', 'quiet: nothing denied, nothing printed');
-    t.match(quiet.stderr, /--require-state: 1 object could not/);
-
-    t.equal(withState.code, 0, withState.stderr);
-    t.equal(nothingToNote.code, 0, 'a new CloudProfile needs no state');
-  },
-);
+  t.equal(withState.code, 0, withState.stderr);
+});

@@ -98,6 +98,7 @@ t.test('json output has exactly the documented shape', async (t) => {
         'warnings',
         'notes',
         'defaulted',
+        'forecast',
         'object',
       ],
       `${r.kind} ${r.name}`,

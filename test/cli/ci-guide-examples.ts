@@ -6,14 +6,14 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import { parse } from 'yaml';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
-import { cloudProfile } from '../helpers/objects.js';
+import { cloudProfile, namespacedProfile } from '../helpers/objects.js';
 import { CLEAN_ENV, untracked, yamlDocs } from '../helpers/run-cli.js';
 
 const exec = promisify(execFile);
@@ -75,8 +75,36 @@ export const after = withoutVersion(DEMO_AWS, '1.30.14');
 /** 1.31.7 goes too: the control plane of garden-dev/dev-cluster and a pool of garden-prod/payments run it. */
 export const inUseRemoved = withoutVersion(after, '1.31.7');
 export const retired = cloudProfile({ name: 'retired', kubernetes: ['1.31.0'] });
-export const gcp = cloudProfile({ name: 'gcp', kubernetes: ['1.31.0'] });
+export const gcp = cloudProfile({ name: 'gcp', kubernetes: ['1.31.0', '1.31.5'] });
+export const azure = cloudProfile({ name: 'azure', kubernetes: ['1.31.0'] });
 export const denied = cloudProfile({ name: 'aws', kubernetes: ['1.31.0', 'v1.32.0'] });
+/** The demo state's NamespacedCloudProfile, as its team keeps it in git. */
+export const extended = namespacedProfile({
+  name: 'aws-extended',
+  namespace: 'garden-dev',
+  parent: 'aws',
+  kubernetes: [{ version: '1.32.3', expirationDate: '2027-06-30T23:59:59Z' }],
+});
+/** Its override of a version the parent does not have: NCP-OVERRIDES denies it. */
+export const badOverride = namespacedProfile({
+  ...{ name: 'aws-extended', namespace: 'garden-dev', parent: 'aws' },
+  kubernetes: [
+    { version: '1.32.3', expirationDate: '2027-06-30T23:59:59Z' },
+    { version: '1.29.9', expirationDate: '2027-06-30T23:59:59Z' },
+  ],
+});
+
+/** gcp with 1.31.5 listed twice. */
+export const duplicated = cloudProfile({ name: 'gcp', kubernetes: ['1.31.0', '1.31.5', '1.31.5'] });
+
+/** The 1-based line of the `n`th line of `text` that contains `needle`. */
+export function lineOf(text: string, needle: string, n = 1): number {
+  const lines = text.split('\n');
+  let seen = 0;
+  const i = lines.findIndex((l) => l.includes(needle) && ++seen === n);
+  if (i < 0) throw new Error(`no ${n}th line with ${needle}`);
+  return i + 1;
+}
 
 /** The demo profile's text without one Kubernetes version (its three lines). */
 function withoutVersion(text: string, version: string): string {
@@ -103,6 +131,13 @@ export interface SampleRepository {
   commitDenied(): Promise<void>;
   /** Adds a commit whose aws.yaml removes 1.31.7, which Shoots of the demo state run. */
   commitInUseRemoval(): Promise<void>;
+  /**
+   * Adds a commit that breaks three profiles, each for its own rule: profiles/gcp/gcp.yaml lists a
+   * version twice (K8S-VERSIONS; issue 35 saw it pass as a DELETE), the NamespacedCloudProfile two
+   * folders down overrides a version its parent lacks (NCP-OVERRIDES, not IN-USE), and aws.yaml
+   * removes 1.31.7, which Shoots run (IN-USE).
+   */
+  commitBroken(): Promise<void>;
 }
 
 const GIT_ENV = {
@@ -115,40 +150,66 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 't@example.com',
 };
 
+/** Where the sample repository keeps each profile: folders below profiles/, as GitOps repositories do. */
+export const PATHS = {
+  aws: 'profiles/aws.yaml',
+  retired: 'profiles/retired.yaml',
+  gcp: 'profiles/gcp/gcp.yaml',
+  azure: 'profiles/azure/new/azure.yaml',
+  extended: 'profiles/teams/garden-dev/aws-extended.yaml',
+};
+
 /**
- * A profiles repository with one change: the demo profile aws drops 1.30.14, which no Shoot of
- * the demo state runs, and gains a ConfigMap beside it; gcp is new, retired.yaml is deleted. Every
- * object of it is allowed, against the demo state and without a state (with notes).
- * `origin/main` points at the base, as after `git fetch`. `baseFiles` go into the base commit too.
+ * A profiles repository with nested folders and one change: the demo profile aws drops 1.30.14,
+ * which no Shoot of the demo state runs, and gains a ConfigMap beside it; azure is new, two
+ * folders down; retired.yaml is deleted; gcp (in profiles/gcp/) and the team's NamespacedCloudProfile
+ * (in profiles/teams/garden-dev/) stay. Every object of it is allowed, against the demo state and
+ * without a state (with notes). `origin/main` points at the base, as after `git fetch`.
+ * `baseFiles` go into the base commit too.
  */
 export async function sampleRepository(dir: string, baseFiles: Record<string, string> = {}): Promise<SampleRepository> {
   const git = async (...args: string[]) => (await exec('git', args, { cwd: dir, env: GIT_ENV })).stdout;
   const write = async (files: Record<string, string>) => {
-    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    for (const [name, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, name)), { recursive: true });
+      await writeFile(join(dir, name), text);
+    }
   };
-  await mkdir(join(dir, 'profiles'), { recursive: true });
   await git('init', '-q', '-b', 'main');
-  await write({ ...baseFiles, 'profiles/aws.yaml': before, 'profiles/retired.yaml': yamlDocs(retired) });
+  await write({
+    ...baseFiles,
+    [PATHS.aws]: before,
+    [PATHS.retired]: yamlDocs(retired),
+    [PATHS.gcp]: yamlDocs(gcp),
+    [PATHS.extended]: yamlDocs(extended),
+  });
   await git('add', '.');
   await git('commit', '-qm', 'base');
   const base = (await git('rev-parse', 'HEAD')).trim();
   await git('update-ref', 'refs/remotes/origin/main', base);
-  await rm(join(dir, 'profiles/retired.yaml'));
-  await write({ 'profiles/aws.yaml': `${after}---\n${yamlDocs(settings)}`, 'profiles/gcp.yaml': yamlDocs(gcp) });
+  await rm(join(dir, PATHS.retired));
+  await write({ [PATHS.aws]: `${after}---\n${yamlDocs(settings)}`, [PATHS.azure]: yamlDocs(azure) });
   await git('add', '-A', 'profiles');
   await git('commit', '-qm', 'change');
+  const commit = async (files: Record<string, string>, message: string) => {
+    await write(files);
+    await git('commit', '-qam', message);
+  };
   return {
     dir,
     base,
     git,
-    commitDenied: async () => {
-      await write({ 'profiles/aws.yaml': yamlDocs(denied, settings) });
-      await git('commit', '-qam', 'denied');
-    },
-    commitInUseRemoval: async () => {
-      await write({ 'profiles/aws.yaml': `${inUseRemoved}---\n${yamlDocs(settings)}` });
-      await git('commit', '-qam', 'in use');
-    },
+    commitDenied: () => commit({ [PATHS.aws]: yamlDocs(denied, settings) }, 'denied'),
+    commitInUseRemoval: () => commit({ [PATHS.aws]: `${inUseRemoved}---\n${yamlDocs(settings)}` }, 'in use'),
+    commitBroken: () =>
+      commit(
+        {
+          [PATHS.gcp]: yamlDocs(duplicated),
+          [PATHS.extended]: yamlDocs(badOverride),
+          [PATHS.aws]: `${inUseRemoved}---\n${yamlDocs(settings)}`,
+        },
+        'broken',
+      ),
   };
 }
 

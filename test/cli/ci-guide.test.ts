@@ -4,16 +4,20 @@
 // the arguments the guide gives them (image, mounts, workdir, user), and run the rest with the
 // built CLI in a sample repository, against the demo state behind an API server. The npx jobs run
 // for real from the packed package, in package-install.e2e.ts (npm run test:package).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { CLI, plainCommand, runPlainCommand, tempDir } from '../helpers/run-cli.js';
+import { sarifProblems } from '../helpers/sarif-schema.js';
 import {
   ciExamples,
   demoLandscape,
   guideText,
   IMAGE,
+  lineOf,
   PACKAGE_VERSION,
+  PATHS,
   runScript,
   sampleRepository,
   shellCommands,
@@ -102,18 +106,30 @@ t.test('the guide says the package is not published, and names this version', as
   );
 });
 
-t.test('every job reads the landscape, requires it, and writes the report without masking the exit code', async (t) => {
-  for (const [name, example] of examples) {
-    const script = example.scripts.join('\n');
-    t.match(script, /state export --cluster > landscape\.yaml/, `${name}: exports the landscape`);
-    t.match(
-      script,
-      /check --state landscape\.yaml --require-state --junit version-policy\.xml /,
-      `${name}: one check against it`,
-    );
-    t.notMatch(script, /\|\| *true|set \+e/, `${name}: nothing masks an exit code`);
-  }
-});
+t.test(
+  'every job reads the landscape, requires it, names profiles/ on both sides, and masks no exit code',
+  async (t) => {
+    for (const [name, example] of examples) {
+      const script = example.scripts.join('\n');
+      t.match(script, /state export --cluster > landscape\.yaml/, `${name}: exports the landscape`);
+      t.match(
+        script,
+        /check --state landscape\.yaml --require-state --old-(ref|root) \S+ --prune .*--junit version-policy\.xml profiles\/$/m,
+        `${name}: one check against it, the folder on both sides of the change`,
+      );
+      if (name.startsWith('github'))
+        t.match(script, /--output github --sarif version-policy\.sarif /, `${name}: annotations and SARIF`);
+      t.notMatch(
+        script,
+        /\|\| *true|set \+e|ls-tree|\*\.yaml/,
+        `${name}: nothing masks an exit code, nothing lists files`,
+      );
+    }
+  },
+);
+
+/** The verdict lines of a job's log. */
+const verdicts = (stdout: string) => stdout.split('\n').filter((l) => /^(ALLOWED|DENIED|SKIPPED) /.test(l));
 
 t.test('the image jobs run (shimmed, see the top of this file) against the demo state', async (t) => {
   const landscape = await demoLandscape(t);
@@ -121,45 +137,119 @@ t.test('the image jobs run (shimmed, see the top of this file) against the demo 
   for (const name of ['github-image', 'gitlab-image']) {
     t.test(name, async (t) => {
       const repo = await sampleRepository(await tempDir(t));
-      const [script = ''] = examples.get(name)?.scripts ?? [];
+      const [script = ''] = [examples.get(name)?.scripts.join('\n') ?? ''];
       const jobEnv = { ...env, ...(name.startsWith('github') ? landscape.github : landscape.gitlab) };
-      const run = await runScript(SHIMS + script, repo.dir, jobEnv);
-      t.equal(run.code, 0, `allowed change: exit 0\n${run.stderr}`);
-      t.notMatch(run.stderr, /docker shim/);
-      t.notMatch(run.stdout, /not checked/, 'every rule judged: the state is there');
-      const verdicts = run.stdout.split('\n').filter((l) => /^(ALLOWED|DENIED|SKIPPED) /.test(l));
-      if (name === 'github-image') {
-        t.match(verdicts, [
-          /^ALLOWED CloudProfile aws \(UPDATE\)/,
-          /^ALLOWED CloudProfile gcp \(CREATE\)/,
-          /^ALLOWED CloudProfile retired \(DELETE\) at \.old\/profiles\/retired\.yaml/,
-          /^SKIPPED ConfigMap garden\/settings/,
-        ]);
-      } else {
-        // No git in the image: the profiles as they are, aws an UPDATE of the stored one.
-        t.match(verdicts, [
-          /^ALLOWED CloudProfile aws \(UPDATE\)/,
-          /^ALLOWED CloudProfile gcp \(CREATE\)/,
-          /^SKIPPED ConfigMap/,
-        ]);
-      }
-      const report = await junit(repo.dir);
-      t.match(report, { testsuites: { '@_failures': '0', '@_skipped': '1' } }, 'the JUnit report is written');
+      const github = name.startsWith('github');
+      // GitLab's base is the merge request's; the second job runs in the same checkout, after the first.
+      // A runner starts from a fresh checkout: the base checked out by the last run goes first.
+      const run = async (extra: NodeJS.ProcessEnv = {}) => {
+        await repo.git('worktree', 'remove', '--force', '.base').catch(() => undefined);
+        return runScript(SHIMS + script, repo.dir, { ...jobEnv, CI_MERGE_REQUEST_DIFF_BASE_SHA: repo.base, ...extra });
+      };
 
-      await repo.commitInUseRemoval();
-      const inUse = await runScript(SHIMS + script, repo.dir, jobEnv);
-      t.equal(inUse.code, 1, 'removing a version Shoots run fails the job');
+      const ok = await run();
+      t.equal(ok.code, 0, `allowed change: exit 0\n${ok.stderr}`);
+      t.notMatch(ok.stderr, /docker shim/);
+      t.notMatch(ok.stdout, /not checked/, 'every rule judged: the state is there');
+      t.match(verdicts(ok.stdout), [
+        /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:/,
+        /^ALLOWED CloudProfile azure \(CREATE\) at profiles\/azure\/new\/azure\.yaml:/,
+        /^ALLOWED CloudProfile gcp \(UPDATE\) at profiles\/gcp\/gcp\.yaml:/,
+        /^ALLOWED NamespacedCloudProfile garden-dev\/aws-extended \(UPDATE\) at profiles\/teams\/garden-dev\/aws-extended\.yaml:/,
+        /^ALLOWED CloudProfile retired \(DELETE\) at \.base\/profiles\/retired\.yaml/,
+        /^SKIPPED ConfigMap garden\/settings/,
+      ]);
+      t.equal(verdicts(ok.stdout).length, 6);
       t.match(
-        inUse.stdout,
-        /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7" from CloudProfile "aws" - version is still in use by shoot 'garden-dev\/dev-cluster', shoot 'garden-prod\/payments'/m,
+        await junit(repo.dir),
+        { testsuites: { '@_failures': '0', '@_skipped': '1' } },
+        'the JUnit report is written',
       );
-      t.match(await junit(repo.dir), { testsuites: { '@_failures': '1' } }, 'the report has the denial');
+      if (github) t.same(sarifProblems(await sarif(repo.dir)), [], 'the SARIF log validates');
 
-      const stateless = await runScript(SHIMS + script, repo.dir, { ...jobEnv, VERSION_POLICY_KUBECONFIG: '' });
+      await repo.commitBroken();
+      const broken = await run();
+      t.equal(broken.code, 1, 'three broken profiles fail the job');
+      t.match(
+        broken.stdout,
+        deniedFor('CloudProfile gcp', 'profiles/gcp/gcp.yaml', 'K8S-VERSIONS', 'spec.kubernetes.versions[2].version'),
+      );
+      t.match(
+        broken.stdout,
+        deniedFor(
+          'NamespacedCloudProfile garden-dev/aws-extended',
+          'profiles/teams/garden-dev/aws-extended.yaml',
+          'NCP-OVERRIDES',
+          '',
+        ),
+      );
+      t.match(broken.stdout, deniedFor('CloudProfile aws', 'profiles/aws.yaml', 'IN-USE', 'spec.kubernetes.versions'));
+      t.notMatch(
+        broken.stdout,
+        /(gcp|aws-extended) \(DELETE\)|\[IN-USE\][^\n]*aws-extended/,
+        'no object passes as a DELETE, none is denied for the wrong rule',
+      );
+      t.match(await junit(repo.dir), { testsuites: { '@_failures': '3' } }, 'the report has the denials');
+      if (github) await annotationsAndSarif(t, repo.dir, broken.stdout);
+
+      const stateless = await run({ VERSION_POLICY_KUBECONFIG: '' });
       t.not(stateless.code, 0, 'without the landscape the job fails, it never passes');
     });
   }
 });
+
+/** `DENIED <object> (UPDATE) at <file>:…` followed by a violation of `rule` on `field`. */
+function deniedFor(object: string, file: string, rule: string, field: string): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return new RegExp(
+    `^DENIED ${esc(object)} \\(UPDATE\\) at ${esc(file)}:[^\\n]*\\n(?: {2}[^\\n]*\\n)*? {2}\\[${rule}\\] ${esc(field)}`,
+    'm',
+  );
+}
+
+/** The annotations and the SARIF log put each denial on the line of the entry that causes it. */
+async function annotationsAndSarif(t: Test, dir: string, stdout: string): Promise<void> {
+  const gcpText = await readFile(join(dir, PATHS.gcp), 'utf8');
+  const ncpText = await readFile(join(dir, PATHS.extended), 'utf8');
+  const awsText = await readFile(join(dir, PATHS.aws), 'utf8');
+  const expected = [
+    { rule: 'K8S-VERSIONS', file: PATHS.gcp, line: lineOf(gcpText, 'version: 1.31.5', 2) },
+    { rule: 'NCP-OVERRIDES', file: PATHS.extended, line: lineOf(ncpText, 'version: 1.29.9') },
+    { rule: 'IN-USE', file: PATHS.aws, line: lineOf(awsText, '    versions:') },
+  ];
+  for (const e of expected) {
+    t.match(
+      stdout,
+      new RegExp(`^::error file=${e.file.replace(/[./]/g, '\\$&')},line=${e.line},title=\\[${e.rule}\\] `, 'm'),
+      `${e.rule}: an annotation on ${e.file}:${e.line}, the line of the entry`,
+    );
+  }
+  const log = await sarif(dir);
+  t.same(sarifProblems(log), [], 'the SARIF log validates against the SARIF 2.1.0 schema');
+  const results = (log as { runs: Array<{ results: SarifResult[] }> }).runs[0]?.results ?? [];
+  t.same(
+    results
+      .filter((r) => r.level === 'error')
+      .map((r) => ({
+        rule: r.ruleId,
+        file: r.locations[0]?.physicalLocation.artifactLocation.uri,
+        line: r.locations[0]?.physicalLocation.region.startLine,
+      }))
+      .sort((a, b) => a.rule.localeCompare(b.rule)),
+    expected.sort((a, b) => a.rule.localeCompare(b.rule)),
+    'SARIF: each denial at its file and line',
+  );
+}
+
+interface SarifResult {
+  ruleId: string;
+  level: string;
+  locations: Array<{ physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }>;
+}
+
+async function sarif(dir: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(dir, 'version-policy.sarif'), 'utf8')) as unknown;
+}
 
 async function junit(dir: string): Promise<unknown> {
   const xml = await readFile(`${dir}/version-policy.xml`, 'utf8');
@@ -172,13 +262,38 @@ t.test("the guide's shell commands run in a repository with that history", async
   const commands = shellCommands(guide).filter(
     (c) => !/^(npx|npm ci|docker build)/.test(c) && !c.includes('--cluster'),
   );
-  t.ok(commands.length >= 3, commands.join('\n'));
+  t.ok(commands.length >= 5, commands.join('\n'));
+  t.ok(
+    commands.some((c) => c.includes("'profiles/**/*.yaml'")),
+    'a quoted glob',
+  );
+  t.ok(
+    commands.some((c) => c.startsWith('version-policy forecast ') && c.includes('--fail-on')),
+    'a forecast gate',
+  );
   const repo = await sampleRepository(await tempDir(t));
+  // What `state export` would have written: the demo landscape.
+  await writeFile(
+    join(repo.dir, 'landscape.yaml'),
+    await readFile(new URL('../fixtures/demo-state.yaml', import.meta.url)),
+  );
   for (const command of commands) {
     const run = await (plainCommand(command)
       ? runPlainCommand(command, repo.dir)
       : runScript(SHIMS + command, repo.dir, env));
     t.equal(run.code, 0, `${command}\n${run.stderr}`);
-    t.match(run.stdout, /^\d+ objects?: [1-9]\d* allowed, 0 denied/m, `${command}: judged something`);
+    if (command.startsWith('version-policy forecast '))
+      t.match(run.stdout, /^Changes of the proposed profile, /, `${command}: forecast the proposal`);
+    else t.match(run.stdout, /^\d+ objects?: [1-9]\d* allowed, 0 denied/m, `${command}: judged something`);
+  }
+  const both = commands.filter((c) => /--old-ref \S+ --prune /.test(c));
+  t.ok(both.length >= 2, 'folder and glob, against a revision');
+  for (const command of both) {
+    const run = await runScript(SHIMS + command, repo.dir, env);
+    for (const re of [/azure \(CREATE\)/, /gcp \(UPDATE\)/, /aws-extended \(UPDATE\)/, /retired \(DELETE\)/])
+      t.ok(
+        verdicts(run.stdout).some((v) => re.test(v)),
+        `${command}: ${re.source}: nested files found on both sides, the removed one a DELETE`,
+      );
   }
 });

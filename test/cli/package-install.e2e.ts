@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import t from 'tap';
+import { sarifProblems } from '../helpers/sarif-schema.js';
 import { tempDir } from '../helpers/run-cli.js';
 import {
   ciExamples,
@@ -59,38 +60,60 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
   // the tarball, as the guide says until it is published.
   const ciEnv = { ...offline, CI_MERGE_REQUEST_DIFF_BASE_SHA: repo.base, VERSION_POLICY_PACKAGE: tarball };
   const jobEnv = (name: string) => ({ ...ciEnv, ...(name.startsWith('github') ? landscape.github : landscape.gitlab) });
+  const verdicts = (stdout: string) => stdout.split('\n').filter((l) => /^(ALLOWED|DENIED|SKIPPED) /.test(l));
   for (const name of ['github-npx', 'gitlab-npx']) {
-    const [script = ''] = examples.get(name)?.scripts ?? [];
+    const [script = ''] = [examples.get(name)?.scripts.join('\n') ?? ''];
     const job = await runScript(script, repo.dir, jobEnv(name));
     t.equal(job.code, 0, `${name}: the allowed change passes\n${job.stderr}`);
     t.match(
-      job.stdout,
-      /^ALLOWED CloudProfile aws \(UPDATE\)[^\n]*\n(?: {2}[^\n]*\n)*ALLOWED CloudProfile gcp \(CREATE\)[^\n]*\n(?: {2}[^\n]*\n)*ALLOWED CloudProfile retired \(DELETE\)[\s\S]*^SKIPPED ConfigMap garden\/settings/m,
-      `${name}: the UPDATE, the new profile, the removed one and the ConfigMap beside it`,
+      verdicts(job.stdout),
+      [
+        /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:/,
+        /^ALLOWED CloudProfile azure \(CREATE\) at profiles\/azure\/new\/azure\.yaml:/,
+        /^ALLOWED CloudProfile gcp \(UPDATE\) at profiles\/gcp\/gcp\.yaml:/,
+        /^ALLOWED NamespacedCloudProfile garden-dev\/aws-extended \(UPDATE\)/,
+        /^ALLOWED CloudProfile retired \(DELETE\) at \w+[~\w]*:profiles\/retired\.yaml:/,
+        /^SKIPPED ConfigMap garden\/settings/,
+      ],
+      `${name}: nested folders on both sides: the UPDATEs, the new profile, the removed one and the ConfigMap`,
     );
     t.notMatch(job.stdout, /not checked/, `${name}: judged against the landscape`);
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
     t.equal(XMLValidator.validate(xml), true, `${name}: the JUnit report`);
     t.match(new XMLParser({ ignoreAttributes: false }).parse(xml), {
-      testsuites: { '@_tests': '4', '@_failures': '0', '@_skipped': '1' },
+      testsuites: { '@_tests': '6', '@_failures': '0', '@_skipped': '1' },
     });
   }
 
-  // Both jobs compare with the base commit: the new commit's removal is in their change too.
-  await repo.commitInUseRemoval();
+  // Both jobs compare with the base commit: the new commit's breakage is in their change too.
+  await repo.commitBroken();
   for (const name of ['github-npx', 'gitlab-npx']) {
-    const [script = ''] = examples.get(name)?.scripts ?? [];
+    const [script = ''] = [examples.get(name)?.scripts.join('\n') ?? ''];
     const job = await runScript(script, repo.dir, jobEnv(name));
-    t.equal(job.code, 1, `${name}: removing a version Shoots run fails the job`);
-    t.match(
-      job.stdout,
-      /^DENIED CloudProfile aws \(UPDATE\)[^\n]*\n {2}\[IN-USE\] spec\.kubernetes\.versions: unable to delete Kubernetes version "1\.31\.7"/m,
-    );
+    t.equal(job.code, 1, `${name}: three broken profiles fail the job`);
+    for (const [object, rule] of [
+      ['CloudProfile gcp', 'K8S-VERSIONS'],
+      ['NamespacedCloudProfile garden-dev/aws-extended', 'NCP-OVERRIDES'],
+      ['CloudProfile aws', 'IN-USE'],
+    ] as const)
+      t.match(
+        job.stdout,
+        new RegExp(
+          `^DENIED ${object.replace('/', '\\/')} \\(UPDATE\\)[^\\n]*\\n(?: {2}[^\\n]*\\n)*? {2}\\[${rule}\\]`,
+          'm',
+        ),
+        `${name}: ${object} is denied for ${rule}`,
+      );
     const xml = await readFile(join(repo.dir, 'version-policy.xml'), 'utf8');
     t.match(
       new XMLParser({ ignoreAttributes: false }).parse(xml),
-      { testsuites: { '@_failures': '1' } },
-      `${name}: the report has the failure`,
+      { testsuites: { '@_failures': '3' } },
+      `${name}: the report has the failures`,
     );
+    if (name === 'github-npx') {
+      t.match(job.stdout, /^::error file=profiles\/gcp\/gcp\.yaml,line=\d+,title=\[K8S-VERSIONS\] /m, 'annotations');
+      const sarif = JSON.parse(await readFile(join(repo.dir, 'version-policy.sarif'), 'utf8')) as unknown;
+      t.same(sarifProblems(sarif), [], 'the SARIF log validates against the SARIF 2.1.0 schema');
+    }
   }
 });

@@ -1,5 +1,5 @@
 // The README's and its docs' examples are real runs: the `explain` command of docs/explain.md and
-// the `check` command of docs/check.md are run here through the built CLI and must print what the
+// the `check` commands of docs/check.md are run here (main() in-process) and must print what the
 // pages show, and the README's webhook answer to the demo review must be the policy's. The demo
 // fixtures they use must agree with the demo state.
 import { readFile } from 'node:fs/promises';
@@ -78,6 +78,17 @@ t.test('the examples of docs/explain.md and docs/check.md print what the pages s
     shown.map((r) => [r.object?.apiVersion, r.object?.kind]),
     got.map((r) => [r.object?.apiVersion, r.object?.kind]),
   );
+});
+
+t.test("docs/check.md's transcripts of the forecast print what the page shows", async (t) => {
+  const checkPage = await page('docs/check.md');
+  const runs = [...checkPage.matchAll(/^```console\n\$ (version-policy check [^\n]*)\n([\s\S]*?)^```$/gm)];
+  t.equal(runs.length, 2, 'the warning, then the gate');
+  const [warned, gated] = await Promise.all(runs.map((m) => runCli(argsOf(m[1] ?? ''), ROOT)));
+  t.equal(warned?.code, 0, 'a warning does not fail the run');
+  t.equal(warned?.stdout, runs[0]?.[2]);
+  t.equal(gated?.code, 1, 'forecast.deny denies');
+  t.equal(gated?.stdout, runs[1]?.[2]);
 });
 
 t.test("the README's webhook answer to the demo review is the policy's", async (t) => {

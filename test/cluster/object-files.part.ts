@@ -69,7 +69,7 @@ t.test('errors name the file and the line of the offending field', async (t) => 
     [
       'the wrong kind',
       profile('aws').replace('CloudProfile', 'CloudProfil'),
-      /^p\.yaml:2: unsupported kind "CloudProfil"/,
+      /^p\.yaml:2: unknown kind "CloudProfil" in core\.gardener\.cloud \(did you mean "CloudProfile"\?\)/,
     ],
     [
       'no spec',

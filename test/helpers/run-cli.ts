@@ -4,9 +4,9 @@
 // process shows (exit status, the bin, pipes). Also writes input files to a temporary directory.
 import { execFile } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 
@@ -139,6 +139,7 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
   return Promise.all(
     Object.entries(files).map(async ([name, text]) => {
       const path = join(dir, name);
+      await mkdir(dirname(path), { recursive: true });
       await writeFile(path, text);
       return path;
     }),
