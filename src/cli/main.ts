@@ -37,7 +37,7 @@ class Program extends Command {
 
 export function buildProgram(run: Invocation = { io: processIo(), exitCode: EXIT_OK }): Command {
   const { io } = run;
-  const program = new Program('version-policy')
+  const program = new Program(asKubectlPlugin() ? 'kubectl version-policy' : 'version-policy')
     .description('Gardener version policy: admission webhook and offline checks')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
@@ -125,14 +125,21 @@ function lastValue(argv: readonly string[], flag: string): string | undefined {
   return value;
 }
 
+/** Run by kubectl as a plugin: the help says `kubectl version-policy`, as kubectl's plugin guide asks. */
+function asKubectlPlugin(): boolean {
+  return /(^|\/)kubectl-version_policy$/.test(process.argv[1] ?? '');
+}
+
 /** The version of the installed package: package.json sits two levels above dist/cli (and src/cli). */
 function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
 }
 
+// npm links both bins to this file: `version-policy`, and `kubectl-version_policy`, which kubectl's
+// plugin lookup runs for `kubectl version-policy …` (a dash of the command is an underscore in the file).
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (invokedDirectly || process.argv[1]?.endsWith('/version-policy')) {
+if (invokedDirectly || /\/(version-policy|kubectl-version_policy)$/.test(process.argv[1] ?? '')) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -17,6 +17,7 @@ import {
   runScript,
   sampleRepository,
 } from './ci-guide-examples.js';
+import { cachedKubectl } from './kubectl.js';
 import { ENV, pack, run } from './packed.js';
 
 // Registry downloads, and four CI jobs of a few CLI runs each: more than tap's default per file.
@@ -52,6 +53,25 @@ t.test('the tarball installs into an empty project, and its CLI and the npx jobs
     check.stdout,
     /^ALLOWED CloudProfile aws \(UPDATE\) at profiles\/aws\.yaml:3 \(document 1\)\n {2}note: IN-USE was not checked/,
   );
+
+  // kubectl's plugin lookup runs `kubectl-version_policy` from PATH for `kubectl version-policy`:
+  // npm links it into node_modules/.bin as it does `version-policy`.
+  const plugin = await run(join(repo.dir, 'node_modules/.bin/kubectl-version_policy'), ['--help'], repo.dir, offline);
+  t.equal(plugin.code, 0, plugin.stderr);
+  t.match(plugin.stdout, /^Usage: kubectl version-policy /, 'the plugin names itself as kubectl shows it');
+  const kubectl = cachedKubectl();
+  if (!kubectl) t.comment('no kubectl built under ~/.cache/version-policy-e2e yet: kubectl-plugin.test.ts runs it');
+  else {
+    const viaKubectl = await run(kubectl, ['version-policy', '--version'], repo.dir, {
+      ...offline,
+      PATH: `${join(repo.dir, 'node_modules/.bin')}:${offline.PATH ?? ''}`,
+    });
+    t.equal(
+      viaKubectl.stdout,
+      `${PACKAGE_VERSION}\n`,
+      'kubectl version-policy --version, through the installed package',
+    );
+  }
 
   const guide = await guideText();
   const examples = ciExamples(guide);

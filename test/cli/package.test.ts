@@ -46,7 +46,7 @@ t.test(
       }
     }
     t.same(dangling, [], 'no link of the packed docs points at a file the tarball lacks');
-    t.same(pkg.bin, { 'version-policy': 'dist/cli/main.js' });
+    t.same(pkg.bin, { 'version-policy': 'dist/cli/main.js', 'kubectl-version_policy': 'dist/cli/main.js' });
     const guide = await readFile(join(ROOT, 'docs/ci.md'), 'utf8');
     const installing = guide.slice(guide.indexOf('**Not published yet.**'), guide.indexOf('## What it reads'));
     t.match(installing, `npm ci && npm pack   # ${packed.filename}`, 'the CI guide names the tarball npm pack makes');
