@@ -114,7 +114,7 @@ t.test(
     t.equal(unready.status, 503, '/readyz: not ready while the API server is down');
     t.match(
       unready.text,
-      /^not ready: cluster state not synced: the webhook has not finished reading .*shoots from the API server \(unreachable since \S+Z, \d+ failed attempts\); retry shortly$/,
+      /^not ready: cluster state not synced: the webhook has not finished reading .*shoots from the API server \(unreachable since \S+Z, \d+ failed attempts\); retry shortly(; the forecast worker is (starting|taking in the state))?$/,
     );
     const m0 = await metrics();
     t.match(m0, /version_policy_cluster_informer_synced\{kind="Shoot"\} 0\n/, 'the sync state is on /metrics');
