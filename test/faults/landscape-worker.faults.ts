@@ -1,10 +1,12 @@
 // The landscape worker crashes or hangs: the review waiting for its forecast is answered "cannot
 // know" (warn mode: allowed, with a warning that says so; deny mode: denied), never a wrong
 // "allowed" and never a stuck review; the worker is replaced and the next review is forecast
-// again. Real HTTPS servers and real threads; the faults come from test/faults/faulty-worker.ts.
+// again. While a fleet forecast keeps the worker busy, /healthz and reviews are answered. Real HTTPS
+// servers and real threads; the faults come from test/faults/faulty-worker.ts.
 // Run by `npm run test:faults` (each case starts worker threads, which costs seconds).
 import t, { type Test } from 'tap';
 import { staticState } from '../../src/cluster/static-state.js';
+import { ForecastRefresher } from '../../src/server/forecast-refresh.js';
 import { LandscapeWorker, type LandscapeOptions } from '../../src/server/workers/landscape.js';
 import { cloudProfile, hoursFromNow, NOW, shoot } from '../helpers/objects.js';
 import { review, type ReviewReply, startServer } from '../helpers/server.js';
@@ -77,4 +79,34 @@ t.test('a review not answered within server.forecastTimeoutSeconds: "cannot know
   const denied = await ask('faultDeny');
   t.notOk(denied.allowed, 'deny mode: denied');
   t.match(said(denied), /maintenance forecast not available: .*did not answer within 1000 ms/);
+});
+
+t.test('a fleet forecast busy in the worker: /healthz and reviews are answered meanwhile', async (t) => {
+  const gate = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new LandscapeWorker({ index, reviewTimeoutMs: 1_000, entry, workerData: { fleetGate: gate.buffer } });
+  worker.start();
+  const server = await startServer({ state: index, forecaster: worker });
+  const refresher = new ForecastRefresher({ state: index, now: () => NOW, worker });
+  t.teardown(async () => {
+    Atomics.store(gate, 0, 1);
+    await Promise.all([server.close(), refresher.stop(), worker.stop()]);
+  });
+  let made = false;
+  const forecast = refresher.refresh().finally(() => (made = true));
+  await until('the worker busy with the fleet forecast', () => Atomics.load(gate, 1) === 1, 120_000, 20);
+  for (let i = 0; i < 50; i++) {
+    const res = await server.get('/healthz');
+    t.equal(res.text, 'ok', `/healthz ${i + 1} answered`);
+    t.notOk(made, 'the fleet forecast still busy');
+    if (res.text !== 'ok' || made) break;
+  }
+  const shootCreate = review({ operation: 'CREATE', object: shoot({ name: 'b', version: '1.31.1' }) });
+  t.ok((await server.post('/validate', shootCreate)).json<ReviewReply>().response.allowed, 'a Shoot review: judged');
+  const profileUpdate = (await server.post('/validate', body)).json<ReviewReply>().response;
+  t.ok(profileUpdate.allowed, "a profile UPDATE: judged, in warn mode without the busy worker's forecast");
+  t.match(said(profileUpdate), /maintenance forecast not run: the forecast worker did not answer within 1000 ms/);
+  t.notOk(made, 'the fleet forecast still busy');
+  Atomics.store(gate, 0, 1);
+  const summary = await forecast;
+  t.equal(summary?.chains.get('CloudProfile/profile')?.length, 1, 'then the fleet forecast is made, its Shoot in it');
 });
