@@ -6,7 +6,8 @@
 import type { ParseResult } from '../api/parse.js';
 import { parsePolicedObject } from '../api/parse.js';
 import type { Kind, PolicedObject } from '../api/types.js';
-import { GROUP_VERSION } from '../api/types.js';
+import { GROUP_VERSION, type Shoot } from '../api/types.js';
+import { interner } from '../util/intern.js';
 
 type Raw = Record<string, unknown>;
 
@@ -26,17 +27,7 @@ function defined(o: Raw): Raw {
  * they cost about 20 MB. A landscape has a few thousand such values; the bound only guards
  * against a stream of unique ones.
  */
-const shared = new Map<string, string>();
-const MAX_SHARED = 50_000;
-
-function share(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const known = shared.get(v);
-  if (known !== undefined) return known;
-  if (shared.size >= MAX_SHARED) shared.clear();
-  shared.set(v, v);
-  return v;
-}
+const share = interner(50_000);
 
 /** Holds megabytes on some profiles and is never read. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -124,6 +115,20 @@ function trimShootSpec(s: Raw): Raw {
           }
         : undefined,
   };
+}
+
+/**
+ * A Shoot rebuilt in the trimmed shape with this thread's copies of its strings: a worker thread's
+ * mirror (server/workers/) receives the event loop's Shoots by structured clone, which copies
+ * every string of every Shoot. Already checked where it was trimmed, so not checked again.
+ */
+export function sharedShoot(shoot: Shoot): Shoot {
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: 'Shoot',
+    metadata: trimMetadata(shoot.metadata, 'Shoot'),
+    spec: trimShootSpec(shoot.spec),
+  } as Shoot;
 }
 
 /**

@@ -5,7 +5,9 @@
 // anything. Without a worker (tests, benches) the same task runs here, in slices.
 import type { ClusterState } from '../api/cluster-state.js';
 import { objectKey, type ProfileRef, type Shoot } from '../api/types.js';
+import type { ForecastEvent } from '../gardener/forecast/types.js';
 import type { ShootChain } from '../report/step-marks.js';
+import { interner } from '../util/intern.js';
 import {
   fleetForecast,
   type FleetForecastDone,
@@ -25,6 +27,24 @@ const RETRY_MS = 10_000;
 export const HORIZON_DAYS = 180;
 /** The longest the forecast works without a pause: in the worker, what a review's forecast may wait. */
 const SLICE_MS = 10;
+
+/**
+ * The chains' strings, one copy each: a part from the worker comes by structured clone, which gives
+ * every step its own copy of its versions, pool and image names, reasons and window.
+ */
+const share = interner(50_000);
+
+function shareEvent(e: ForecastEvent): void {
+  if (e.from !== undefined) e.from = share(e.from);
+  if (e.to !== undefined) e.to = share(e.to);
+  e.reason = share(e.reason);
+  e.trigger = share(e.trigger);
+  const c = e.component;
+  if (c.kind !== 'run' && c.pool !== undefined) c.pool = share(c.pool);
+  if (c.kind === 'machine-image') c.image = share(c.image);
+  if (e.failure) e.failure.message = share(e.failure.message);
+  if (e.trap) e.trap.detail = share(e.trap.detail);
+}
 
 export interface ForecastSummary {
   /** The forecast's now (server clock, epoch ms), and its end. */
@@ -114,7 +134,9 @@ export class ForecastRefresher {
       for (const c of part.chains) {
         // The event loop's own Shoot: a Shoot gone since the worker read it is left out.
         const shoot = shootsOf.get(part.profile, part.ref, c.key);
-        if (shoot) list.push({ ...c, shoot });
+        if (!shoot) continue;
+        c.events.forEach(shareEvent);
+        list.push({ ...c, window: share(c.window), shoot });
       }
     };
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -2,7 +2,7 @@
 import t from '../helpers/parts.js';
 import type { CloudProfileSpec, Shoot } from '../../src/api/types.js';
 import { staticState } from '../../src/cluster/static-state.js';
-import { trimObject } from '../../src/cluster/trim.js';
+import { sharedShoot, trimObject } from '../../src/cluster/trim.js';
 import { forecastFleet } from '../../src/gardener/forecast/index.js';
 import { changedLists, forecastFindings } from '../../src/gardener/forecast/profile-change.js';
 import { served } from '../helpers/api-objects.js';
@@ -220,4 +220,15 @@ t.test('a Shoot keeps every field the forecast reads, whatever its value', async
     if (v !== null && typeof v === 'object') t.type(at(trimmed.object, p), 'object', p);
     else t.equal(at(trimmed.object, p), v, p);
   }
+});
+
+t.test("a worker's mirror rebuilds a Shoot in the trimmed shape, with its own strings", async (t) => {
+  const raw = served(
+    shoot({ name: 'a', workers: [{ name: 'p1', kubernetes: '1.30.2', image: ['gardenlinux', '1.0.0'] }] }),
+  );
+  const trimmed = trimObject('Shoot', raw);
+  if (!trimmed.ok) return t.fail('trimmed');
+  const cloned = structuredClone(trimmed.object) as Shoot;
+  t.same(sharedShoot(cloned), trimmed.object, 'a trimmed Shoot from the feed: the same fields and values');
+  t.same(sharedShoot(raw), trimmed.object, 'a whole Shoot (a --state file): cut as the informers cut it');
 });

@@ -9,7 +9,15 @@ import { staticState } from '../../src/cluster/static-state.js';
 import type { ToWorker } from '../../src/server/workers/protocol.js';
 import { OBJECTS_PER_TURN, StateFeed } from '../../src/server/workers/state-feed.js';
 import { applyDeltas } from '../../src/server/workers/worker.js';
-import { cloudProfile, shoot } from '../helpers/objects.js';
+import { trimObject } from '../../src/cluster/trim.js';
+import { cloudProfile, shoot as wholeShoot } from '../helpers/objects.js';
+
+/** A Shoot as the informers keep it (cluster/trim.ts): the mirror keeps that shape, with its own strings. */
+function shoot(s: Parameters<typeof wholeShoot>[0]): PolicedObject {
+  const trimmed = trimObject('Shoot', wholeShoot(s));
+  if (!trimmed.ok) throw new Error(JSON.stringify(trimmed.errors));
+  return trimmed.object;
+}
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
