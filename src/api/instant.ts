@@ -1,9 +1,9 @@
 // Instants as Gardener reads them: a lifecycle's startTime, an expirationDate and a
-// deletionTimestamp are metav1.Time, which decodes with Go's time.Parse(time.RFC3339, s). Go is laxer than RFC 3339 in places (a
-// one-digit hour, a comma before the fraction, offsets up to ±24:60) and stricter in others (no
-// lower-case `t` or `z`, no space, no leap second, and a day must exist: `2024-06-31` does not).
-// This is Go's general parser for that one layout, ported with its error texts; test/e2e/semver
-// proves it against Go itself.
+// deletionTimestamp are metav1.Time, which decodes with Go's time.Parse(time.RFC3339, s). Go is
+// laxer than RFC 3339 in places (a one-digit hour, a comma before the fraction, offsets up to
+// ±24:60) and stricter in others (no lower-case `t` or `z`, no space, no leap second, and a day
+// must exist: `2024-06-31` does not). This is Go's general parser for that one layout, ported with
+// its error texts; test/e2e/semver proves it against Go itself.
 
 import { memo } from '../util/memo.js';
 

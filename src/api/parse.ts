@@ -62,7 +62,7 @@ const machineImageProperties = {
 
 const machineImage = { type: 'object', required: ['name', 'versions'], properties: machineImageProperties } as const;
 
-// POLICY.md MACHINE-IMAGES: "NCP: versions may be empty". An NCP entry may override a parent
+// docs/rules.md MACHINE-IMAGES: an NCP's image entry may list no versions. It may override a parent
 // image's updateStrategy alone; an image of the NCP's own needs versions, which MACHINE-IMAGES says.
 const namespacedMachineImage = { type: 'object', required: ['name'], properties: machineImageProperties } as const;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `version-policy serve | check | explain | state export`. Exit codes: 0 all allowed, 1 something denied,
-// 2 usage or input error, always as one line on stderr (and, for `check --output json|junit`, in
-// that format on stdout too). A user never sees a stack trace.
+// `version-policy serve | check | explain | forecast | state export | remove-webhooks`. Exit codes:
+// 0 all allowed, 1 something denied, 2 usage or input error, always as one line on stderr (and, for
+// `check --output json|junit`, in that format on stdout too). A user never sees a stack trace.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, type HelpContext } from 'commander';
 import { registerCheck } from './check.js';

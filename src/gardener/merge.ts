@@ -1,7 +1,8 @@
 // The merged profile of a NamespacedCloudProfile: the parent's spec with the NCP's overrides.
-// POLICY.md: for a parent version only `expirationDate` is taken (set or unset); NCP-only
-// Kubernetes versions are ignored; NCP-only images and image versions are appended; a non-empty
-// NCP `updateStrategy` overrides the parent image's.
+// As Gardener's MergeCloudProfiles (docs/rules.md NCP-OVERRIDES): for a parent version only
+// `expirationDate` is taken (set or unset); NCP-only Kubernetes versions are ignored; NCP-only
+// images and image versions are appended; a non-empty NCP `updateStrategy` overrides the parent
+// image's.
 import type {
   CloudProfileSpec,
   ExpirableVersion,

@@ -17,7 +17,7 @@ export interface Violation extends Omit<FieldViolation, 'type'> {
 export interface Decision {
   allowed: boolean;
   violations: Violation[];
-  /** What the webhook answers and `check` prints: within the warning budget (POLICY.md "Warnings"). */
+  /** What the webhook answers and `check` prints: within the warning budget (docs/rules.md, "Reading a denial"). */
   warnings: string[];
   /** Every warning, in full: for `explain`, `check --output json` and the debug log. */
   allWarnings: string[];

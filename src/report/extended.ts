@@ -1,5 +1,5 @@
 // The expiries a NamespacedCloudProfile extends: a parent version whose expirationDate the NCP
-// overrides with a later one, or removes (POLICY.md: that is the one field an NCP may override).
+// overrides with a later one, or removes (docs/rules.md NCP-OVERRIDES: that is the one field an NCP may override).
 // Compared as the timeline draws them, so an override a lifecycle ignores extends nothing.
 import type { CloudProfileSpec, ExpirableVersion } from '../api/types.js';
 import { type ExtendedExpiry, segmentsOf } from './timeline.js';

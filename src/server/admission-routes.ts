@@ -21,7 +21,7 @@ import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/rev
 import type { Config } from '../config.js';
 import type { ForecastAnswer } from '../policy/warnings/forecast.js';
 import { REVIEW_KIND } from '../admission/review.js';
-import { admissionLogger, loggable, loggedFraction, type AdmissionLine } from './logging.js';
+import { admissionLogger, loggable, boxedNumber, type AdmissionLine } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { kindLabel, operationLabel } from './metrics.js';
 
@@ -262,7 +262,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           warnings: response.warnings?.length,
           allWarnings: all && loggedWarnings(all),
           allWarningsOmitted: all && all.length > MAX_LOGGED_WARNINGS ? all.length - MAX_LOGGED_WARNINGS : undefined,
-          durationMs: loggedFraction(Math.round(reply.elapsedTime * 1000) / 1000),
+          durationMs: boxedNumber(Math.round(reply.elapsedTime * 1000) / 1000),
         };
         admissionLog[level](line, 'admission');
         done();

@@ -100,24 +100,25 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
   return destination ? pino(options, destination) : pino(options);
 }
 
-declare const fraction: unique symbol;
+declare const boxed: unique symbol;
 
-/** A number with a fractional part, made by `loggedFraction` for the admission line. */
-export type LoggedFraction = { readonly [fraction]: true };
+/** A number wrapped in a Number object (see `boxedNumber`); only the admission line takes one. */
+export type BoxedNumber = { readonly [boxed]: true };
 
 /**
- * `n` as the admission line writes it: the same JSON number, printed by JSON.stringify, whose
- * digits skip V8's old-generation number-string cache (bench/NOTES.md, "the hot path's tricks").
+ * `n` boxed: `Object(n)`, a Number object. pino writes it through JSON.stringify, which prints the
+ * very same number without V8's number-string cache; a plain fraction's text goes through that
+ * cache, into the old generation, on every request (bench/NOTES.md, "the hot path's tricks").
  */
-export function loggedFraction(n: number): LoggedFraction {
-  return Object(n) as LoggedFraction;
+export function boxedNumber(n: number): BoxedNumber {
+  return Object(n) as BoxedNumber;
 }
 
 /**
- * A field of the admission line: scalars, fractions from `loggedFraction` (integers need none), and
+ * A field of the admission line: scalars, fractions boxed by `boxedNumber` (integers need none), and
  * lists of strings, so that no object with fields can be one.
  */
-type LineValue = string | number | LoggedFraction | boolean | readonly string[] | undefined;
+type LineValue = string | number | BoxedNumber | boolean | readonly string[] | undefined;
 
 /** The admission line: the request's identity and the verdict, nothing that could hold an object. */
 export type AdmissionLine = Readonly<Record<string, LineValue>>;

@@ -4,7 +4,7 @@ import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';
 import { MAX_LOGGED_WARNINGS } from '../../src/server/admission-routes.js';
-import { admissionLogger, createLogger, loggedFraction } from '../../src/server/logging.js';
+import { admissionLogger, createLogger, boxedNumber } from '../../src/server/logging.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { logSink, review, startServer, type LogRecord } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -196,7 +196,7 @@ t.test('at debug level the admission line carries every warning, bounded', async
   t.equal(listed[1], many[1]);
 });
 
-t.test('a fraction from loggedFraction is written as the very text a plain number is', async (t) => {
+t.test('a fraction from boxedNumber is written as the very text a plain number is', async (t) => {
   const texts: string[] = [];
   const log = admissionLogger(createLogger('info', { write: (line: string) => void texts.push(line) }));
   const values = [
@@ -216,7 +216,7 @@ t.test('a fraction from loggedFraction is written as the very text a plain numbe
   ];
   for (const v of values) {
     log.info({ v }, 'plain');
-    log.info({ v: loggedFraction(v) }, 'wrapped');
+    log.info({ v: boxedNumber(v) }, 'wrapped');
   }
   const field = (line: string | undefined) => /"v":([^,}]*)/.exec(line ?? '')?.[1];
   values.forEach((v, i) => {

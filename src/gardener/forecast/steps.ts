@@ -1,5 +1,6 @@
 // One component in one maintenance run: the trigger, the target, the trap and the failure. The
-// rules are Gardener's (GARDENER-MAINTENANCE.md §4–§6); each line cites the file it follows.
+// rules are those of Gardener's Shoot maintenance reconciler (docs/forecast.md); each line cites
+// the file it follows.
 import type { ForcedUpdate, UpdateStrategy } from '../update-path.js';
 import {
   kubernetesAutoUpdate,

@@ -1,5 +1,5 @@
 // IN-USE: a version still used cannot be removed, and a profile still referenced cannot be
-// deleted (POLICY.md; Gardener reference §2). Stricter than Gardener: worker-pool Kubernetes
+// deleted (docs/rules.md; Gardener's ResourceReferenceManager). Stricter than Gardener: worker-pool Kubernetes
 // versions count, and DELETE is denied with the referrers instead of waiting on a finalizer.
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../../api/cluster-state.js';

@@ -43,7 +43,7 @@ export const RULES = [
   forecast,
 ] as const;
 
-/** Every rule ID of POLICY.md: the label in messages, metrics, config and tests. */
+/** Every rule ID of docs/rules.md: the label in messages, metrics, config and tests. */
 export type RuleId = (typeof RULES)[number]['id'] | MutatingRuleId;
 
 export const RULE_IDS: readonly RuleId[] = [...RULES.map((r) => r.id), ...MUTATING_RULES.map((r) => r.id)];

@@ -1,9 +1,9 @@
-// NCP-OVERRIDES: what a NamespacedCloudProfile may say about its parent's versions (POLICY.md;
-// Gardener reference §3.2–3.3). An override extends a parent version's expirationDate and nothing
-// else: merge.ts takes only that field, so anything more would be silently ignored. The merged
-// profile's own validity is judged by K8S-VERSIONS, LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and
-// MACHINE-IMAGES; the one merged conflict they do not cover (a parent lifecycle combined with an
-// override's expirationDate) is judged here.
+// NCP-OVERRIDES: what a NamespacedCloudProfile may say about its parent's versions (docs/rules.md;
+// Gardener's namespacedcloudprofile.go validation and admission). An override extends a parent
+// version's expirationDate and nothing else: merge.ts takes only that field, so anything more
+// would be silently ignored. The merged profile's own validity is judged by K8S-VERSIONS,
+// LATEST-NO-EXPIRY, SUPPORTED-PER-MINOR and MACHINE-IMAGES; the one merged conflict they do not
+// cover (a parent lifecycle combined with an override's expirationDate) is judged here.
 import {
   type FieldPath,
   fieldPath,

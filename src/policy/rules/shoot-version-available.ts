@@ -52,7 +52,7 @@ export const shootVersionAvailable = defineRule({
 // Built only for a violation: nearly every pool has none.
 const imageField = (i: number) => workerPath(i).child('machine', 'image');
 
-interface Judged {
+interface ShootContext {
   shoot: Shoot;
   old: Shoot | undefined;
   oldPools: ReadonlyMap<string, Worker>;
@@ -72,7 +72,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   if (!ctx.profile) return [missingProfile(ctx.state, shoot, ref)];
   const old = ctx.operation === 'UPDATE' ? ctx.oldObject : undefined;
   const choices = new Map<readonly ExpirableVersion[], string>();
-  const j: Judged = {
+  const j: ShootContext = {
     shoot,
     old,
     oldPools: workersByName(old),
@@ -93,7 +93,7 @@ function checkShoot(ctx: ShootWrite): FieldViolation[] {
   return out;
 }
 
-function controlPlane(j: Judged): FieldViolation[] {
+function controlPlane(j: ShootContext): FieldViolation[] {
   const version = j.shoot.spec.kubernetes.version;
   if (j.old && j.old.spec.kubernetes.version === version) return [];
   const problem = versionProblem(j.entries.entry({ kind: 'kubernetes', version }), version, j.label, j.now);
@@ -106,12 +106,12 @@ function controlPlane(j: Judged): FieldViolation[] {
   ];
 }
 
-function worker(j: Judged, w: Worker, i: number): FieldViolation[] {
+function worker(j: ShootContext, w: Worker, i: number): FieldViolation[] {
   const oldW = j.oldPools.get(w.name);
   return [...workerKubernetes(j, w, i, oldW), ...workerImage(j, w, i, oldW), ...kubeletFit(j, w, i, oldW)];
 }
 
-function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
+function workerKubernetes(j: ShootContext, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const version = w.kubernetes?.version;
   if (!version) return [];
   if (j.old && oldW && kubeletVersionOf(j.old, oldW) === version) return [];
@@ -127,7 +127,7 @@ function workerKubernetes(j: Judged, w: Worker, i: number, oldW: Worker | undefi
   ];
 }
 
-function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
+function workerImage(j: ShootContext, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const img = w.machine?.image;
   // Without a version Gardener's defaulting picks one; there is nothing to judge yet.
   if (!img || img.version === undefined) return [];
@@ -171,7 +171,7 @@ function workerImage(j: Judged, w: Worker, i: number, oldW: Worker | undefined):
 }
 
 /** Gardener filters image versions by `kubeletVersionConstraint`; judged when the image or the kubelet changes. */
-function kubeletFit(j: Judged, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
+function kubeletFit(j: ShootContext, w: Worker, i: number, oldW: Worker | undefined): FieldViolation[] {
   const img = w.machine?.image;
   if (!img?.version) return [];
   const kubelet = kubeletVersionOf(j.shoot, w);

@@ -1,4 +1,4 @@
-// The warning budget (POLICY.md "Warnings"): what one review may say. kube-apiserver asks webhooks
+// The warning budget (docs/rules.md, "Reading a denial"): what one review may say. kube-apiserver asks webhooks
 // for warnings of at most 120 characters where possible, truncates longer than 256, and drops what
 // goes past a few KiB in total; kubectl prints each on its own line. So a review says at most 10
 // warnings in at most 4 KiB, each at most 256 characters. Everything fits as it is when there are

@@ -1,4 +1,4 @@
-// Warnings on CloudProfiles and NamespacedCloudProfiles (POLICY.md "Warnings"): allowed, but said.
+// Warnings on CloudProfiles and NamespacedCloudProfiles (docs/rules.md, "Reading a denial"): allowed, but said.
 // The ones about Shoots read the state only when it is synced, and only through its count indexes,
 // so they cost the same for 10 Shoots as for 100,000. Each is one warning per version, grouped per
 // list when the budget needs the room. Each says its conclusion and its object first: kube-apiserver
