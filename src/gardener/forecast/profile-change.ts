@@ -12,7 +12,7 @@ import { strategyOf } from '../update-path.js';
 import { isDeleting } from '../usage.js';
 import { firstAtOrAfter } from '../../util/sorted.js';
 import { compareVersions, expiryInstant, stagesOf } from '../versions.js';
-import { architecturesOf, poolFacts, type PoolFacts } from './pool-filter.js';
+import { architecturesOf, capabilityDefinitions, poolFacts, type PoolFacts } from './pool-filter.js';
 import { autoUpdateOf } from './shoot.js';
 import { kubernetesStep, machineImageStep, type Step } from './steps.js';
 
@@ -223,7 +223,7 @@ function* chainsOf(
     const image: MachineImagePair = { name, before: findImage(before, name), after: findImage(after, name) };
     if (!image.after) continue; // a removed image is IN-USE's to deny
     const named = { ...image, name: image.after.name };
-    const kinds = poolKindsOf(named);
+    const kinds = poolKindsOf(named, after);
     for (const version of new Set(image.after.versions.map((v) => v.version))) {
       if (!within(bound, version) || state.machineImageVersionShootCount(ref, named.name, version) === 0) continue;
       yield* imageChains(named, kinds, version, after, ref, state);
@@ -238,11 +238,13 @@ const findImage = (spec: CloudProfileSpec, lowerName: string) =>
  * The pool kinds an image's filters tell apart, read once per image: where they read only
  * architecture, CRI name and in-place updates, every combination they name (a pool can run a
  * version only with one of its architectures and CRIs); undefined where they also read a kubelet
- * constraint or container runtimes, and the pools in use must be read.
+ * constraint, container runtimes or machine capabilities, and the pools in use must be read.
  */
-function poolKindsOf(image: MachineImagePair): PoolFacts[] | undefined {
+function poolKindsOf(image: MachineImagePair, spec: CloudProfileSpec): PoolFacts[] | undefined {
   const all = [...(image.before?.versions ?? []), ...image.after!.versions];
+  const defs = capabilityDefinitions(spec);
   if (
+    defs.length > 0 ||
     all.some(
       (v) =>
         v.kubeletVersionConstraint !== undefined || (v.cri ?? []).some((c) => (c.containerRuntimes ?? []).length > 0),
@@ -252,7 +254,7 @@ function poolKindsOf(image: MachineImagePair): PoolFacts[] | undefined {
   const cris = [...new Set(['containerd', ...all.flatMap((v) => (v.cri ?? []).map((c) => c.name))])];
   // Without any in-place support an in-place pool fails alike under both profiles: no kind of its own.
   const inPlace = all.some((v) => v.inPlaceUpdates !== undefined) ? FLAGS : [false];
-  return [...new Set(all.flatMap(architecturesOf))].flatMap((architecture) =>
+  return [...new Set(all.flatMap((v) => architecturesOf(v)))].flatMap((architecture) =>
     cris.flatMap((cri) => inPlace.map((ip) => ({ architecture, cri, containerRuntimes: [], inPlace: ip }))),
   );
 }
@@ -313,7 +315,7 @@ function kubeletOf(use: VersionUse): string {
 }
 
 const factsKey = (f: PoolFacts) =>
-  `${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}`;
+  `${f.architecture}\u0000${f.cri}\u0000${f.containerRuntimes.join(',')}\u0000${f.inPlace}\u0000${JSON.stringify(f.capabilities ?? null)}`;
 
 /** A pool's kind where the filters read no kubelet: its flag and facts. */
 function fastKindOf(use: VersionUse, spec: CloudProfileSpec): string | undefined {
@@ -395,7 +397,16 @@ function stepper(spec: CloudProfileSpec, now: number, opts: ForecastOptions, bud
         budget.left -= list.length + 1;
         step =
           (image
-            ? machineImageStep(version, image, strategyOf(image), chain.facts!, chain.kubelet!, chain.autoUpdate, t)
+            ? machineImageStep(
+                version,
+                image,
+                strategyOf(image),
+                chain.facts!,
+                chain.kubelet!,
+                chain.autoUpdate,
+                t,
+                capabilityDefinitions(spec),
+              )
             : kubernetesStep(version, list, chain.autoUpdate, t)) ?? null;
         memo.set(key, step);
       }
