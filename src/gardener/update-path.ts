@@ -1,12 +1,17 @@
 // Forced updates: the version Gardener's maintenance moves a Shoot to once its version expired.
 // The semantics are Gardener's ("Automatic Version Upgrades" of its shoot versioning docs):
-// 1. The strategy's auto-update target, if there is one: a newer version that is neither expired,
-//    preview nor unavailable, preferring non-deprecated ones. Kubernetes and `patch`: the same
+// 1. The strategy's auto-update target, if there is one: a newer version that is neither expired
+//    nor preview, preferring non-deprecated ones. A version whose lifecycle has not started
+//    (unavailable) qualifies: Gardener skips only preview versions (v1h/cloudprofile.go,
+//    GetLatestQualifyingVersion), likely unintended; the forecast flags such a step. Kubernetes and `patch`: the same
 //    minor; `minor`: the same minor, else the same major; `major`: the same minor, else any.
 // 2. Otherwise the forced step. Kubernetes: the next minor, exactly +1 (Kubernetes never skips
 //    one). `patch`: the next higher minor of the same major that has a qualifying version;
 //    `minor`: the next higher major; `major`: none (end of life). Non-expired versions are
 //    preferred; if only expired ones qualify, the latest of them (another forced update follows).
+//    For images, when the non-expired target lies past the next minor (major) that any version of
+//    the list has, preview ones included, the step takes the highest non-preview version of the
+//    lowest group instead, expired or not (v1h/cloudprofile.go, getVersionForMachineImageForceUpdate).
 // Classifications are taken at `at`, the instant the update runs. Step 1 alone is the auto-update
 // target of a Shoot that opted in (kubernetesAutoUpdate, machineImageAutoUpdate; the forecast's).
 import type { Classification, ExpirableVersion, MachineImage } from '../api/types.js';
@@ -120,6 +125,7 @@ export function machineImageForcedUpdate(
         all,
         (c) => c.parsed.major === cur.major && c.parsed.minor > cur.minor,
         (c) => c.parsed.minor,
+        cur.minor,
       );
       if (next) return hit(next, 'next-minor');
       return {
@@ -132,6 +138,7 @@ export function machineImageForcedUpdate(
         all,
         (c) => c.parsed.major > cur.major,
         (c) => c.parsed.major,
+        cur.major,
       );
       if (next) return hit(next, 'next-major');
       return {
@@ -161,9 +168,9 @@ function parsedVersions(versions: readonly ExpirableVersion[], at: number): Cand
   return out;
 }
 
-/** Never preview, never unavailable; expired ones stay, for the last-resort step. */
+/** Never preview; expired ones stay, for the last-resort step. Unavailable ones stay too, as in Gardener. */
 function qualifying(all: readonly Candidate[]): Candidate[] {
-  return all.filter((c) => c.classification !== 'preview' && c.classification !== 'unavailable');
+  return all.filter((c) => c.classification !== 'preview');
 }
 
 function highest(cs: readonly Candidate[]): Candidate | undefined {
@@ -186,16 +193,20 @@ function preferNonExpired(pool: readonly Candidate[]): Candidate | undefined {
 }
 
 /**
- * The highest version of the lowest minor (or major) above the current one that has a qualifying
- * version. A non-expired one is preferred, unless taking it would jump over a nearer group that
- * only has expired versions: then the expired one is taken, one step at a time. Groups with only
- * preview or unavailable versions are skipped.
+ * The forced image step to a higher minor (or major), as getVersionForMachineImageForceUpdate takes
+ * it: the highest non-expired version of the lowest group above the current one that has one;
+ * but if that group lies past `next`, the lowest group above the current one that any version of
+ * the list has (preview, other majors and all), then the highest version of the lowest group that
+ * has a non-preview version, expired or not. Groups with only preview versions are skipped.
  */
 function nextHigher(
   all: readonly Candidate[],
   inScope: (c: Candidate) => boolean,
   key: (c: Candidate) => number,
+  currentKey: number,
 ): Candidate | undefined {
+  let next = Number.POSITIVE_INFINITY;
+  for (const c of all) if (key(c) > currentKey && key(c) < next) next = key(c);
   const scoped = qualifying(all).filter(inScope);
   const lowestGroup = (pool: readonly Candidate[]) => {
     if (pool.length === 0) return undefined;
@@ -203,7 +214,6 @@ function nextHigher(
     return highest(pool.filter((c) => key(c) === k));
   };
   const fresh = lowestGroup(scoped.filter((c) => c.classification !== 'expired'));
-  const any = lowestGroup(scoped);
-  if (!fresh || !any) return any;
-  return key(any) < key(fresh) ? any : fresh;
+  if (fresh && key(fresh) <= next) return fresh;
+  return lowestGroup(scoped);
 }

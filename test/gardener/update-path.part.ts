@@ -106,10 +106,19 @@ const kubernetesRows: Row[] = [
     wantExpired: true,
   },
   {
-    name: 'unavailable versions are never a target',
+    // Gardener skips only preview versions (v1h/cloudprofile.go, GetLatestQualifyingVersion); the forecast flags the step.
+    name: 'a version whose lifecycle has not started is a target, as in Gardener',
     current: '1.30.1',
     versions: [plain('1.30.1'), unavailable('1.30.2'), unavailable('1.31.0')],
-    want: undefined,
+    want: '1.30.2',
+    step: 'same-minor',
+  },
+  {
+    name: 'and so is one of the next minor',
+    current: '1.30.1',
+    versions: [plain('1.30.1'), unavailable('1.31.0')],
+    want: '1.31.0',
+    step: 'next-minor',
   },
   {
     name: 'never a lower patch',
