@@ -49,8 +49,11 @@ export function* forecastEach(state: ClusterState, now: number, until: number, s
       };
       continue;
     }
-    const { window, events } = forecastShoot(shoot, spec, now, until);
-    yield { object: shoot, forecast: { shoot: key, profile: refKey, window: window.text, events } };
+    const { window, events, otherwise } = forecastShoot(shoot, spec, now, until);
+    yield {
+      object: shoot,
+      forecast: { shoot: key, profile: refKey, window: window.text, events, ...(otherwise ? { otherwise } : {}) },
+    };
   }
 }
 

@@ -8,6 +8,9 @@ const DAY_MS = 86_400_000;
 /** Gardener ends the effective window 15 minutes early (gu/shoot.go, EffectiveMaintenanceTimeWindow). */
 const EFFECTIVE_END_MARGIN_S = 15 * 60;
 
+/** The window text of a Shoot that sets none: gardener-apiserver gives it a random hour. */
+export const RANDOM_WINDOW = 'none set: a random hour from 00:00 to 23:00 UTC';
+
 export interface RunWindow {
   /** Seconds after UTC midnight. */
   begin: number;
@@ -15,17 +18,33 @@ export interface RunWindow {
   lengthS: number;
   effectiveLengthS: number;
   text: string;
+  /** The window of the late run where it is another one: Gardener's random default, at its latest. */
+  late?: RunWindow;
 }
 
-/** The Shoot's daily window in UTC; without one (or unparsable) Gardener's "always" window, without the cut (gu/shoot.go, EffectiveShootMaintenanceTimeWindow). */
+/**
+ * The Shoot's daily window in UTC. Without one, gardener-apiserver's defaulting gives the Shoot a
+ * random whole hour beginning at 00:00 to 22:00 UTC (v1beta1 defaults_shoot.go,
+ * SetDefaults_Maintenance): the earliest of them, with the latest as the late run's window. One that does not parse is Gardener's "always" window, without the cut
+ * (gu/shoot.go, EffectiveShootMaintenanceTimeWindow).
+ */
 export function runWindowOf(shoot: Shoot): RunWindow {
   const w = maintenanceWindowOf(shoot);
+  if (!w && !shoot.spec.maintenance?.timeWindow) {
+    const hour = (begin: number, text: string): RunWindow => ({
+      begin,
+      lengthS: 3600,
+      effectiveLengthS: 3600 - EFFECTIVE_END_MARGIN_S,
+      text,
+    });
+    return { ...hour(0, RANDOM_WINDOW), late: hour(22 * 3600, '220000+0000-230000+0000') };
+  }
   if (!w)
     return {
       begin: 0,
       lengthS: DAY_MS / 1000 - 1,
       effectiveLengthS: DAY_MS / 1000 - 1,
-      text: 'always (no timeWindow)',
+      text: 'always (timeWindow does not parse)',
     };
   const begin = utcSecondOfDay(w.begin)!;
   const end = utcSecondOfDay(w.end)!;
@@ -49,8 +68,29 @@ export function windowEndOf(window: RunWindow, run: number): number {
   return run + window.lengthS * 1000;
 }
 
-/** Whether an instant in `sortedStarts` lies in the run's effective window: then the random run instant decides. */
-export function uncertainRun(window: RunWindow, run: number, sortedStarts: readonly number[]): boolean {
-  const i = firstAtOrAfter(sortedStarts, run);
-  return i < sortedStarts.length && sortedStarts[i]! < run + window.effectiveLengthS * 1000;
+/**
+ * The late run's offset after the window's begin: the last whole second of the effective window,
+ * the latest instant, to the second, of Gardener's random pick in [begin, end − 15 min).
+ */
+export function lateOffset(window: RunWindow): number {
+  return window.effectiveLengthS * 1000 - 1000;
+}
+
+/** Whether some instant of `sortedStarts` near the horizon lies in [begin, begin + offset) of a daily window: only then can a late run differ. */
+export function startsInWindows(
+  window: RunWindow,
+  sortedStarts: readonly number[],
+  now: number,
+  until: number,
+  offset: number,
+): boolean {
+  for (
+    let i = firstAtOrAfter(sortedStarts, now - DAY_MS);
+    i < sortedStarts.length && sortedStarts[i]! < until + DAY_MS;
+    i++
+  ) {
+    const phase = (((sortedStarts[i]! - window.begin * 1000) % DAY_MS) + DAY_MS) % DAY_MS;
+    if (phase < offset) return true;
+  }
+  return false;
 }

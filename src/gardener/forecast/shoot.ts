@@ -3,14 +3,17 @@
 import { strategyOf } from '../update-path.js';
 import type { CloudProfileSpec, ExpirableVersion, Shoot, Worker } from '../../api/types.js';
 import { beyondKubeletSkew, compareVersions, kubeletConstraint, parseVersion, stagesOf } from '../versions.js';
-import { type PoolFacts, poolFacts } from './pool-filter.js';
+import { capabilityDefinitions, machineTypeOf, type PoolFacts, poolFacts } from './pool-filter.js';
 import { firstAtOrAfter } from '../../util/sorted.js';
-import { nextRun, type RunWindow, runWindowOf, uncertainRun, windowEndOf } from './runs.js';
+import { lateOffset, nextRun, type RunWindow, runWindowOf, startsInWindows, windowEndOf } from './runs.js';
 import { kubernetesStep, machineImageStep, type Step } from './steps.js';
 import type { Component, ForecastEvent } from './types.js';
+import { classificationAt, formatInstant, stagesOf as stagesOfVersion } from '../versions.js';
 
 interface Pool {
   name: string;
+  /** Its machine type, when the profile lacks it: Gardener's image part stops at this pool. */
+  missingType?: string;
   facts: PoolFacts;
   /** The facts as a memo key part, built once. */
   factsKey: string;
@@ -22,8 +25,6 @@ interface State {
   controlPlane: string;
   pools: Pool[];
 }
-
-const DAY_MS = 86_400_000;
 
 /** The auto-update flags after Gardener's defaulting: Kubernetes on only when the whole block is absent, images on unless false (defaults_shoot.go, SetDefaults_Shoot). */
 export function autoUpdateOf(shoot: Shoot): { kubernetes: boolean; image: boolean } {
@@ -89,27 +90,58 @@ function stateStarts(state: State, profile: CloudProfileSpec): number[] {
 }
 
 /**
- * The Shoot's events from the first run after `now` until `until`. A run that changes nothing is
- * followed by identical runs until a stage of its versions or of higher ones starts, so the
- * forecast jumps to the first run after that start. A failure repeats every window; it is listed
- * at its first.
+ * The Shoot's events from the first run after `now` until `until`, with Gardener running at each
+ * window's begin (`events`) and, where a lifecycle stage starts inside a window so that the random
+ * run instant decides, at its last second (`otherwise`: what differs). An event of `events` that
+ * the late run does not take is `uncertain`, as is every event of `otherwise`.
  */
 export function forecastShoot(
   shoot: Shoot,
   profile: CloudProfileSpec,
   now: number,
   until: number,
-): { window: RunWindow; events: ForecastEvent[] } {
+): { window: RunWindow; events: ForecastEvent[]; otherwise?: ForecastEvent[] } {
   const window = runWindowOf(shoot);
+  const hibernated = (shoot.spec as { hibernation?: { enabled?: boolean } }).hibernation?.enabled === true;
+  const early = chain(shoot, profile, window, now, until, 0, hibernated);
+  const lateWindow = window.late ?? window;
+  const offset = lateOffset(lateWindow);
+  // The late run differs only where a stage starts in [begin, begin + offset) of some window; a
+  // random window (none set) may also begin a day earlier.
+  if (!window.late && (offset <= 0 || !startsInWindows(window, profileStarts(profile), now, until, offset)))
+    return { window, events: early };
+  const late = chain(shoot, profile, lateWindow, now, until, offset, hibernated);
+  const key = (e: ForecastEvent) =>
+    [e.at, componentText(e.component), e.mode, e.from ?? '', e.to ?? '', e.failure?.kind ?? ''].join('\u0000');
+  const lateKeys = new Set(late.map(key));
+  const earlyKeys = new Set(early.map(key));
+  const otherwise = late.filter((e) => !earlyKeys.has(key(e))).map((e) => ({ ...e, uncertain: true }));
+  const events = early.map((e) => (lateKeys.has(key(e)) ? e : { ...e, uncertain: true }));
+  return otherwise.length > 0 || events.some((e) => e.uncertain) ? { window, events, otherwise } : { window, events };
+}
+
+/**
+ * One chain: a run a day at `offset` after the window's begin; events carry the window's begin. A
+ * run that changes nothing is followed by identical runs until a stage of its versions or of
+ * higher ones starts, so the chain jumps to the first run after that start. A failure repeats
+ * every window; it is listed at its first.
+ */
+function chain(
+  shoot: Shoot,
+  profile: CloudProfileSpec,
+  window: RunWindow,
+  now: number,
+  until: number,
+  offset: number,
+  hibernated: boolean,
+): ForecastEvent[] {
   const flags = autoUpdateOf(shoot);
   let state = initialState(shoot, profile);
   let starts = stateStarts(state, profile);
   const events: ForecastEvent[] = [];
   let previousFailures = new Set<string>();
   for (let t = nextRun(window, now); t < until;) {
-    const run = runOnce(state, profile, flags, t);
-    // A stage start inside this window, or the previous day's, makes the random run instant decide (maint/reconciler.go, requeueAfterDuration).
-    const uncertain = uncertainRun(window, t, starts) || uncertainRun(window, t - DAY_MS, starts);
+    const run = runOnce(state, profile, flags, t + offset);
     const failures = new Set<string>();
     for (const { component, step } of run.steps) {
       const key = step.failure
@@ -122,7 +154,7 @@ export function forecastShoot(
         windowEnd: windowEndOf(window, t),
         component,
         ...step,
-        ...(uncertain ? { uncertain } : {}),
+        ...(hibernated && step.to !== undefined ? { hibernated } : {}),
       });
     }
     previousFailures = failures;
@@ -133,21 +165,23 @@ export function forecastShoot(
       continue;
     }
     // Nothing moved: the same answer until a classification changes (starts apply strictly after).
-    const i = firstAtOrAfter(starts, t);
+    const i = firstAtOrAfter(starts, t + offset);
     if (i >= starts.length) break;
-    t = nextRun(window, starts[i]!);
+    t = nextRun(window, starts[i]! - offset);
   }
-  return { window, events };
+  return events;
 }
 
 function initialState(shoot: Shoot, profile: CloudProfileSpec): State {
   const pools = (shoot.spec.provider?.workers ?? []).map((w: Worker): Pool => {
     const image = w.machine?.image;
     const facts = poolFacts(w, profile);
+    const type = (w.machine as { type?: string } | undefined)?.type ?? '';
     return {
       name: w.name,
+      ...(machineTypeOf(w, profile) ? {} : { missingType: type }),
       facts,
-      factsKey: `${facts.architecture}\u0000${facts.cri}\u0000${facts.containerRuntimes.join(',')}\u0000${facts.inPlace}`,
+      factsKey: `${facts.architecture}\u0000${facts.cri}\u0000${facts.containerRuntimes.join(',')}\u0000${facts.inPlace}\u0000${JSON.stringify(facts.capabilities ?? null)}`,
       ...(w.kubernetes?.version ? { kubernetes: w.kubernetes.version } : {}),
       ...(image?.version ? { image: { name: image.name, version: image.version } } : {}),
     };
@@ -172,31 +206,25 @@ function runOnce(
   const steps: RunResult['steps'] = [];
   const pools = state.pools.map((p) => ({ ...p }));
   // 1. Images first, each pool with its kubelet version from before this run (maint/reconciler.go, maintainMachineImages).
+  const defs = capabilityDefinitions(profile);
   for (const pool of pools) {
     if (!pool.image) continue;
     const image = profile.machineImages.find((i) => i.name.toLowerCase() === pool.image!.name.toLowerCase());
-    if (!image) {
-      // A hard error: the image part stops for this pool and all later ones (maint/helper/helper.go, DetermineMachineImage).
+    if (pool.missingType !== undefined || !image) {
+      // A hard error: the image part stops for this pool and all later ones; Gardener logs it and
+      // records nothing, not even the steps of the pools before (maint/reconciler.go, maintainMachineImages).
       steps.push({
         component: { kind: 'machine-image', pool: pool.name, image: pool.image.name },
-        step: {
-          mode: 'forced',
-          from: pool.image.version,
-          reason: 'Version does not exist in CloudProfile',
-          trigger: `machine image "${pool.image.name}" is not in the profile`,
-          failure: {
-            kind: 'no-target',
-            message: `the profile has no machine image "${pool.image.name}": the image part of this run stops here`,
-          },
-        },
+        step: stopped(pool),
       });
+      for (const s of steps) if (s.step.to !== undefined) s.step.quirk = unrecorded(pool);
       break;
     }
     const kubelet = pool.kubernetes ?? state.controlPlane;
     const f = pool.facts;
     const key = `i\u0000${image.name}\u0000${pool.image.version}\u0000${pool.factsKey}\u0000${kubelet}\u0000${flags.image}`;
     const step = memo.get(key, () =>
-      machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t),
+      machineImageStep(pool.image!.version, image, strategyOf(image), f, kubelet, flags.image, t, defs),
     );
     if (!step) continue;
     steps.push({ component: { kind: 'machine-image', pool: pool.name, image: image.name }, step });
@@ -228,7 +256,7 @@ function runOnce(
   if (steps.length === 0) return { steps };
   // 4. The dry run: a rejection discards every step of the run (maint/reconciler.go, reconcile; plugin/pkg/shoot/validator/admission.go).
   const next: State = { controlPlane, pools };
-  const rejected = rejection(next, profile);
+  const rejected = rejection(next, state, profile, t);
   if (rejected) {
     const mode = steps.some((s) => s.step.mode === 'forced') ? 'forced' : 'auto';
     const discarded = steps
@@ -243,6 +271,15 @@ function runOnce(
             reason: 'Updates to the Shoot failed to be applied',
             trigger: `the run would move ${discarded.join(', ') || 'nothing'}`,
             failure: rejected,
+            ...(rejected.kind === 'inactive-image'
+              ? {
+                  quirk: {
+                    kind: 'before-lifecycle' as const,
+                    detail:
+                      'Gardener picks an image version before its lifecycle starts (it skips only preview versions), and its own admission rejects it',
+                  },
+                }
+              : {}),
           },
         },
       ],
@@ -276,8 +313,22 @@ function stepMemo(
   };
 }
 
-function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
-  for (const pool of state.pools) {
+function rejection(state: State, before: State, profile: CloudProfileSpec, t: number): Step['failure'] {
+  for (const [i, pool] of state.pools.entries()) {
+    // A changed image must be active: one whose lifecycle has not started is rejected (plugin/pkg/shoot/validator/admission.go, validateMachineImage).
+    const moved = pool.image && pool.image.version !== before.pools[i]?.image?.version;
+    const entry = moved
+      ? profile.machineImages
+          .find((im) => im.name.toLowerCase() === pool.image!.name.toLowerCase())
+          ?.versions.find((v) => v.version === pool.image!.version)
+      : undefined;
+    if (entry && classificationAt(entry, t) === 'unavailable') {
+      const start = stagesOfVersion(entry).find((s) => s.start >= t)?.start;
+      return {
+        kind: 'inactive-image',
+        message: `worker pool "${pool.name}" would move onto machine image version '${pool.image!.name}:${pool.image!.version}', whose lifecycle has not started${start !== undefined && Number.isFinite(start) ? ` (${formatInstant(start)})` : ''}: the dry run rejects it ("is expired"), and every run fails alike until the version is preview or later`,
+      };
+    }
     const kubelet = pool.kubernetes ?? state.controlPlane;
     // Pinned pools may be at most three minors behind (SHOOT-NO-MINOR-SKIP's reading, Gardener's).
     if (beyondKubeletSkew(kubelet, state.controlPlane)) {
@@ -298,6 +349,40 @@ function rejection(state: State, profile: CloudProfileSpec): Step['failure'] {
     }
   }
   return undefined;
+}
+
+/** The failure where Gardener's image part stops: a pool whose machine type or image the profile lacks. */
+function stopped(pool: Pool): Step {
+  const what =
+    pool.missingType !== undefined
+      ? {
+          kind: 'no-machine-type' as const,
+          trigger: `machine type "${pool.missingType}" is not in the profile`,
+          message: `machine type "${pool.missingType}" of worker "${pool.name}" does not exist in cloudprofile`,
+        }
+      : {
+          kind: 'no-target' as const,
+          trigger: `machine image "${pool.image!.name}" is not in the profile`,
+          message: `the profile has no machine image "${pool.image!.name}"`,
+        };
+  return {
+    mode: 'forced',
+    from: pool.image!.version,
+    reason: 'Failed to maintain Shoot machine images',
+    trigger: what.trigger,
+    failure: {
+      kind: what.kind,
+      message: `${what.message}: the image part of the run stops at this pool, for it and every later pool`,
+    },
+    quirk: unrecorded(pool),
+  };
+}
+
+function unrecorded(pool: Pool): NonNullable<Step['quirk']> {
+  return {
+    kind: 'unrecorded',
+    detail: `Gardener's image maintenance stops at worker pool "${pool.name}" and only logs it: no event, no status.lastMaintenance entry`,
+  };
 }
 
 export function componentText(c: Component): string {

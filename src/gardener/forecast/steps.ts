@@ -9,8 +9,8 @@ import {
   machineImageForcedUpdate,
 } from '../update-path.js';
 import type { Classification, ExpirableVersion, MachineImage } from '../../api/types.js';
-import { classificationAt, expiryInstant, formatInstant, parseVersion } from '../versions.js';
-import { type FilterName, type PoolFacts, poolCandidates } from './pool-filter.js';
+import { classificationAt, expiryInstant, formatInstant, parseVersion, stagesOf } from '../versions.js';
+import { type CapabilityDefinition, type FilterName, type PoolFacts, poolCandidates } from './pool-filter.js';
 import type { FailureKind, ForecastEvent } from './types.js';
 
 /** A step before it is placed in time. */
@@ -55,9 +55,10 @@ export function machineImageStep(
   kubelet: string,
   autoUpdate: boolean,
   t: number,
+  defs: readonly CapabilityDefinition[] = [],
 ): Step | undefined {
   // Every later decision sees only the filtered list (maint/helper/helper.go, FilterMachineImageVersions).
-  const { kept, removed } = poolCandidates(image.versions, pool, kubelet, current);
+  const { kept, removed } = poolCandidates(image.versions, pool, kubelet, current, defs);
   // Existence is exact string equality on the filtered list (v1h/cloudprofile.go, ShootMachineImageVersionExists).
   const entry = kept.find((v) => v.version === current);
   const filteredOut = entry === undefined && image.versions.some((v) => v.version === current);
@@ -129,6 +130,8 @@ function moved(
   const toEntry = versions.find((v) => v.version === target.version);
   const toClassification = toEntry ? classificationAt(toEntry, t) : undefined;
   const trap = trapOf(trig, current, target, toClassification, versions, t);
+  const starts =
+    toEntry && toClassification === 'unavailable' ? stagesOf(toEntry).find((s) => s.start >= t) : undefined;
   return {
     mode: trig.mode,
     from: current,
@@ -137,6 +140,45 @@ function moved(
     trigger: trig.trigger,
     ...(toClassification ? { toClassification } : {}),
     ...(trap ? { trap } : {}),
+    ...expiredTargetQuirk(target, versions, t),
+    // Gardener's targets skip only preview versions (v1h/cloudprofile.go, GetLatestQualifyingVersion).
+    ...(toClassification === 'unavailable'
+      ? {
+          quirk: {
+            kind: 'before-lifecycle' as const,
+            detail: `Gardener picks ${target.version} before its lifecycle starts${starts && Number.isFinite(starts.start) ? ` (${formatInstant(starts.start)})` : ''}: it skips only preview versions`,
+          },
+        }
+      : {}),
+  };
+}
+
+/** A forced image step onto an expired version while its group has one that is not (update-path.ts, nextHigher). */
+function expiredTargetQuirk(
+  target: Extract<ForcedUpdate, { found: true }>,
+  versions: readonly ExpirableVersion[],
+  t: number,
+): Pick<Step, 'quirk'> {
+  if (!target.expired || (target.step !== 'next-minor' && target.step !== 'next-major')) return {};
+  const tv = parseVersion(target.version)!;
+  const usable = versions.filter((v) => {
+    const p = parseVersion(v.version);
+    const c = classificationAt(v, t);
+    return (
+      p !== undefined &&
+      p.major === tv.major &&
+      (target.step === 'next-major' || p.minor === tv.minor) &&
+      c !== 'expired' &&
+      c !== 'preview'
+    );
+  });
+  if (usable.length === 0) return {};
+  const group = target.step === 'next-minor' ? 'minor' : 'major';
+  return {
+    quirk: {
+      kind: 'expired-target',
+      detail: `Gardener takes expired ${target.version} over ${usable.map((v) => v.version).join(', ')} of the same ${group}: a ${group} below it with only preview versions counts as the next one`,
+    },
   };
 }
 
