@@ -1,7 +1,13 @@
 // `forecast` output: text grouped by date, profile and version; JSON; and iCalendar (RFC 5545),
 // one event per forced update, for an operator's or a team's calendar.
 import { createHash } from 'node:crypto';
-import { componentText, type ForecastChange, type Forecast, type ForecastEvent } from '../gardener/forecast/index.js';
+import {
+  componentText,
+  type ForecastChange,
+  type Forecast,
+  type ForecastEvent,
+  RANDOM_WINDOW,
+} from '../gardener/forecast/index.js';
 import { formatInstant } from '../gardener/versions.js';
 
 export const FORECAST_FORMATS = ['text', 'json', 'ics'] as const;
@@ -14,6 +20,10 @@ interface Row {
   profile: string;
   event: ForecastEvent;
   change?: ForecastChange;
+  /** From `otherwise`: the outcome when Gardener runs late in the window. */
+  late?: boolean;
+  /** The Shoot sets no window: the API server gave it a random one. */
+  randomWindow?: boolean;
 }
 
 /** ics: an event per automatic update too (`forecast --include-auto`). */
@@ -22,13 +32,22 @@ export interface RenderOptions {
 }
 
 export function renderForecast(f: Forecast, format: ForecastFormat, opts: RenderOptions = {}): string {
-  const rows = f.shoots.flatMap((s) => s.events.map((event) => ({ shoot: s.shoot, profile: s.profile, event })));
+  const rows: Row[] = f.shoots.flatMap((s) => {
+    const random = s.window === RANDOM_WINDOW ? { randomWindow: true } : {};
+    return [
+      ...s.events.map((event) => ({ shoot: s.shoot, profile: s.profile, event, ...random })),
+      ...(s.otherwise ?? []).map((event) => ({ shoot: s.shoot, profile: s.profile, event, late: true, ...random })),
+    ];
+  });
   if (format === 'json') return `${JSON.stringify(forecastJson(f), null, 2)}\n`;
   if (format === 'ics') return renderIcs(rows, f.now, opts);
-  const forced = rows.filter((r) => r.event.mode === 'forced' && r.event.to).length;
-  const failures = rows.filter((r) => r.event.failure).length;
-  const trapped = new Set(rows.filter((r) => r.event.trap).map((r) => r.shoot)).size;
-  const head = `Forecast ${formatInstant(f.now)} to ${formatInstant(f.until)} (${Math.round((f.until - f.now) / DAY_MS)} days): ${f.shoots.length} Shoots, ${rows.length - failures} steps (${forced} forced), ${failures} failures, ${trapped} Shoots trapped`;
+  // The counts are those of the chain at the windows' begins; the late outcomes are shown beside it.
+  const chain = rows.filter((r) => !r.late);
+  const forced = chain.filter((r) => r.event.mode === 'forced' && r.event.to).length;
+  const failures = chain.filter((r) => r.event.failure).length;
+  const trapped = new Set(chain.filter((r) => r.event.trap).map((r) => r.shoot)).size;
+  const uncertain = chain.filter((r) => r.event.uncertain).length;
+  const head = `Forecast ${formatInstant(f.now)} to ${formatInstant(f.until)} (${Math.round((f.until - f.now) / DAY_MS)} days): ${f.shoots.length} Shoots, ${chain.length - failures} steps (${forced} forced), ${failures} failures, ${trapped} Shoots trapped${uncertain ? `, ${uncertain} uncertain (~, with the outcome of a late run)` : ''}`;
   return `${head}\n${skippedText(f)}${grouped(rows)}`;
 }
 
@@ -64,7 +83,11 @@ function forecastJson(f: Forecast): unknown {
   return {
     now: formatInstant(f.now),
     until: formatInstant(f.until),
-    shoots: f.shoots.map((s) => ({ ...s, events: s.events.map(eventJson) })),
+    shoots: f.shoots.map((s) => ({
+      ...s,
+      events: s.events.map(eventJson),
+      ...(s.otherwise ? { otherwise: s.otherwise.map(eventJson) } : {}),
+    })),
     skipped: f.skipped,
   };
 }
@@ -85,7 +108,8 @@ function grouped(rows: readonly Row[]): string {
       a.profile.localeCompare(b.profile) ||
       versionOf(a.event).localeCompare(versionOf(b.event)) ||
       a.event.at - b.event.at ||
-      a.shoot.localeCompare(b.shoot),
+      a.shoot.localeCompare(b.shoot) ||
+      Number(a.late ?? false) - Number(b.late ?? false),
   );
   const out: string[] = [];
   let [lastDay, lastProfile, lastVersion] = ['', '', ''];
@@ -119,7 +143,23 @@ function lineOf(r: Row): string {
     ? `${e.mode} ${e.from} → ${e.to}${e.toClassification ? ` (${e.toClassification})` : ''}`
     : `${e.mode} update FAILS [${e.failure?.kind}]: ${e.failure?.message}`;
   const trap = e.trap ? `; TRAP ${e.trap.issue}: ${e.trap.detail}` : '';
-  return `${e.uncertain ? '~' : ''}${time} UTC  ${change}${r.shoot} ${componentText(e.component)}: ${what}; ${e.trigger}${trap}`;
+  const quirk = e.quirk ? `; QUIRK ${e.quirk.kind}: ${e.quirk.detail}` : '';
+  const asleep = e.hibernated ? '; hibernated: written to the spec now, rolled out at wake-up' : '';
+  return `${e.uncertain ? '~' : ''}${time} UTC  ${change}${r.shoot} ${componentText(e.component)}: ${what}; ${e.trigger}${trap}${quirk}${asleep}${whenText(r)}`;
+}
+
+/** Which outcome of an uncertain window a row is. */
+function whenText(r: Row): string {
+  if (!r.event.uncertain) return '';
+  return `; ${outcomeText(r)}`;
+}
+
+function outcomeText(r: Row): string {
+  if (r.randomWindow)
+    return r.late
+      ? 'if its random window (none set) is 22:00-23:00 UTC'
+      : 'if its random window (none set) is 00:00-01:00 UTC';
+  return r.late ? 'if Gardener runs late in the window' : 'if Gardener runs early in the window';
 }
 
 function versionOf(e: ForecastEvent): string {
@@ -147,7 +187,15 @@ function renderIcs(rows: readonly Row[], now: number, opts: RenderOptions): stri
     const what = e.to ? `${e.from} → ${e.to}` : `${e.from}: ${e.mode} update fails (${e.failure?.kind})`;
     const uid = createHash('sha256')
       .update(
-        [r.shoot, componentText(e.component), e.from ?? '', e.to ?? '', e.failure?.kind ?? '', e.at].join('\u0000'),
+        [
+          r.shoot,
+          componentText(e.component),
+          e.from ?? '',
+          e.to ?? '',
+          e.failure?.kind ?? '',
+          e.at,
+          ...(r.late ? ['late'] : []),
+        ].join('\u0000'),
       )
       .digest('hex')
       .slice(0, 32);
@@ -157,9 +205,9 @@ function renderIcs(rows: readonly Row[], now: number, opts: RenderOptions): stri
       `DTSTAMP:${icsTime(now)}`,
       `DTSTART:${icsTime(e.at)}`,
       `DTEND:${icsTime(e.windowEnd)}`,
-      `SUMMARY:${icsText(`${e.mode === 'forced' ? 'Forced' : 'Automatic'} update ${r.shoot} ${componentText(e.component)} ${what}`)}`,
-      `DESCRIPTION:${icsText([`Profile: ${r.profile}`, `Reason: ${e.reason}`, `Trigger: ${e.trigger}`, ...(e.failure ? [`Failure: ${e.failure.message}`] : []), ...(e.trap ? [`Trap ${e.trap.issue}: ${e.trap.detail}`] : []), ...(r.change ? [`Change: ${r.change.kind}`] : [])].join('\n'))}`,
-      `CATEGORIES:${e.failure ? 'FAILURE' : e.mode === 'forced' ? 'FORCED-UPDATE' : 'AUTO-UPDATE'}`,
+      `SUMMARY:${icsText(`${e.uncertain ? `Possible ${e.mode === 'forced' ? 'forced' : 'automatic'}` : e.mode === 'forced' ? 'Forced' : 'Automatic'} update ${r.shoot} ${componentText(e.component)} ${what}`)}`,
+      `DESCRIPTION:${icsText([`Profile: ${r.profile}`, `Reason: ${e.reason}`, `Trigger: ${e.trigger}`, ...(e.failure ? [`Failure: ${e.failure.message}`] : []), ...(e.trap ? [`Trap ${e.trap.issue}: ${e.trap.detail}`] : []), ...(e.quirk ? [`Quirk ${e.quirk.kind}: ${e.quirk.detail}`] : []), ...(e.hibernated ? ['Hibernated: written to the spec in the window, rolled out at wake-up'] : []), ...(e.uncertain ? [`Uncertain: Gardener runs at a random instant of the window${r.randomWindow ? ', and the Shoot sets none, so the window is random too' : ''}; this is the outcome ${outcomeText(r)}`] : []), ...(r.change ? [`Change: ${r.change.kind}`] : [])].join('\n'))}`,
+      `CATEGORIES:${e.failure ? 'FAILURE' : e.mode === 'forced' ? 'FORCED-UPDATE' : 'AUTO-UPDATE'}${e.uncertain ? ',UNCERTAIN' : ''}`,
       'END:VEVENT',
     );
   }
