@@ -21,7 +21,7 @@ t.test('text: grouped by date, then profile, then version', async (t) => {
   const lines = run.stdout.split('\n');
   t.equal(
     lines[0],
-    'Forecast 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z (180 days): 4 Shoots, 5 steps (1 forced), 0 failures, 0 Shoots trapped',
+    'Forecast 2026-12-01T00:00:00Z to 2027-05-30T00:00:00Z (180 days): 4 Shoots, 5 steps (1 forced), 0 failures, 0 Shoots trapped, 3 uncertain (~, with the outcome of a late run)',
   );
   t.match(
     run.stdout,
@@ -29,7 +29,12 @@ t.test('text: grouped by date, then profile, then version', async (t) => {
   );
   t.match(
     run.stdout,
-    '2027-05-01\n  CloudProfile/aws\n    machine image ubuntu 22.4.20250915\n      00:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z',
+    '2027-05-01\n  CloudProfile/aws\n    machine image ubuntu 22.4.20250915\n      ~00:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z; if its random window (none set) is 00:00-01:00 UTC\n',
+  );
+  // monitoring sets no window: the API server gives it a random hour, so the day's run may come at 22:00 too.
+  t.match(
+    run.stdout,
+    '      ~22:00 UTC  garden-ops/monitoring worker pool "pool-1" image ubuntu: forced 22.4.20250915 → 24.4.20251001 (supported); 22.4.20250915 expired at 2027-04-30T23:59:59Z; if its random window (none set) is 22:00-23:00 UTC\n',
   );
 });
 
@@ -67,8 +72,8 @@ t.test('ics: RFC 5545 as ical.js reads it, one VEVENT per forced update', async 
   t.equal(e?.startDate.zone?.tzid, 'UTC');
   t.equal(
     e?.summary,
-    'Forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001',
-    'unfolded across lines, the arrow intact',
+    'Possible forced update garden-ops/monitoring worker pool "pool-1" image ubuntu 22.4.20250915 → 24.4.20251001',
+    'unfolded across lines, the arrow intact; possible, as the window of the Shoot is random',
   );
   t.match(
     e?.description,
@@ -76,6 +81,23 @@ t.test('ics: RFC 5545 as ical.js reads it, one VEVENT per forced update', async 
   );
   t.match(e?.uid, /^[0-9a-f]{32}@forecast\.version-policy\.gardener\.cloud$/);
   t.equal(e?.component.getFirstPropertyValue('dtstamp')?.toString(), '2026-12-01T00:00:00Z');
+});
+
+t.test('ics without --proposed: both outcomes of an uncertain forced update', async (t) => {
+  const run = await runCli(['forecast', '--state', STATE, '--now', NOW, '--output', 'ics']);
+  t.equal(run.code, 0, run.stderr);
+  const calendar = new ICAL.Component(ICAL.parse(run.stdout) as unknown[]);
+  const events = calendar.getAllSubcomponents('vevent').map((c) => new ICAL.Event(c));
+  t.same(
+    events.map((e) => [e.startDate.toJSDate().toISOString(), e.summary.slice(0, 22)]),
+    [
+      ['2027-05-01T00:00:00.000Z', 'Possible forced update'],
+      ['2027-05-01T22:00:00.000Z', 'Possible forced update'],
+    ],
+  );
+  t.match(events[1]?.description, 'this is the outcome if its random window (none set) is 22:00-23:00 UTC');
+  t.equal(events[0]?.component.getFirstPropertyValue('categories'), 'FORCED-UPDATE');
+  t.not(events[0]?.uid, events[1]?.uid, 'each outcome its own event');
 });
 
 t.test('--proposed: only what changes, the trap named', async (t) => {

@@ -84,3 +84,42 @@ t.test('an NCP without overrides merges to the parent spec', async (t) => {
   const merged = mergeNamespacedProfile(parent.spec, namespacedProfile().spec);
   t.same(merged, parent.spec);
 });
+
+t.test("the NamespacedCloudProfile's own image versions keep no CRI; the parent's are untouched", async (t) => {
+  // ncp/reconciler.go MergeCloudProfiles: nothing defaults the CRI of a version the NCP adds.
+  const ncp = namespacedProfile({
+    images: [
+      { name: 'gardenlinux', versions: [{ version: '1.2.0' }, { version: '1.3.0', cri: [{ name: 'containerd' }] }] },
+      { name: 'flatcar', updateStrategy: 'minor', versions: [{ version: '4.0.0' }] },
+    ],
+  });
+  const merged = mergeNamespacedProfile(parent.spec, ncp.spec);
+  const gl = merged.machineImages.find((i) => i.name === 'gardenlinux')!;
+  t.same(gl.versions.slice(0, 2), parent.spec.machineImages[0]!.versions, "the parent's as they are");
+  t.same(
+    gl.versions.slice(2).map((v) => [v.version, v.cri]),
+    [
+      ['1.2.0', []],
+      ['1.3.0', [{ name: 'containerd' }]],
+    ],
+  );
+  t.same(merged.machineImages.find((i) => i.name === 'flatcar')?.versions, [{ version: '4.0.0', cri: [] }]);
+});
+
+t.test('machine types: the NamespacedCloudProfile replaces by name and adds', async (t) => {
+  const withTypes = { ...parent.spec, machineTypes: [{ name: 'a', architecture: 'amd64' }, { name: 'b' }] };
+  const ncp = {
+    parent: { kind: 'CloudProfile', name: 'p' },
+    machineTypes: [{ name: 'b', architecture: 'arm64' }, { name: 'c' }],
+  };
+  t.same(mergeNamespacedProfile(withTypes, ncp).machineTypes, [
+    { name: 'a', architecture: 'amd64' },
+    { name: 'b', architecture: 'arm64' },
+    { name: 'c' },
+  ]);
+  t.same(
+    mergeNamespacedProfile(withTypes, { parent: ncp.parent }).machineTypes,
+    withTypes.machineTypes,
+    "none: the parent's",
+  );
+});
