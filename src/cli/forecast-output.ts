@@ -57,14 +57,22 @@ export function renderChanges(
   format: ForecastFormat,
   opts: RenderOptions = {},
 ): string {
-  const rows = changes.map((change) => ({ shoot: change.shoot, profile: change.profile, event: change.event, change }));
+  const random = new Set(current.shoots.filter((s) => s.window === RANDOM_WINDOW).map((s) => s.shoot));
+  const rows: Row[] = changes.map((change) => ({
+    shoot: change.shoot,
+    profile: change.profile,
+    event: change.event,
+    change,
+    ...(change.late ? { late: true } : {}),
+    ...(random.has(change.shoot) ? { randomWindow: true } : {}),
+  }));
   if (format === 'json') {
-    return `${JSON.stringify({ now: formatInstant(current.now), until: formatInstant(current.until), changes: changes.map((c) => ({ kind: c.kind, shoot: c.shoot, profile: c.profile, ...(c.before !== undefined ? { before: formatInstant(c.before) } : {}), ...eventJson(c.event) })) }, null, 2)}\n`;
+    return `${JSON.stringify({ now: formatInstant(current.now), until: formatInstant(current.until), changes: changes.map((c) => ({ kind: c.kind, shoot: c.shoot, profile: c.profile, ...(c.before !== undefined ? { before: formatInstant(c.before) } : {}), ...(c.late ? { late: true } : {}), ...eventJson(c.event) })) }, null, 2)}\n`;
   }
   // The calendar of a proposal: the forced updates it adds or moves.
   if (format === 'ics')
     return renderIcs(
-      rows.filter((r) => r.change.kind !== 'gone'),
+      rows.filter((r) => r.change?.kind !== 'gone'),
       current.now,
       opts,
     );
@@ -76,7 +84,12 @@ function countBy(changes: readonly ForecastChange[]): string {
   const n = new Map<string, number>();
   for (const c of changes) n.set(c.kind, (n.get(c.kind) ?? 0) + 1);
   const trapped = new Set(changes.filter((c) => c.kind === 'new' && c.event.trap).map((c) => c.shoot)).size;
-  return [...[...n].map(([k, v]) => `${v} ${k}`), ...(trapped ? [`${trapped} Shoots newly trapped`] : [])].join(', ');
+  const late = changes.filter((c) => c.late).length;
+  return [
+    ...[...n].map(([k, v]) => `${v} ${k}`),
+    ...(trapped ? [`${trapped} Shoots newly trapped`] : []),
+    ...(late ? [`${late} of them the outcome of a late run`] : []),
+  ].join(', ');
 }
 
 function forecastJson(f: Forecast): unknown {

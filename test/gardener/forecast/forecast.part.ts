@@ -477,3 +477,34 @@ t.test('a proposed profile: the diff names new, earlier and gone steps, and new 
     ],
   );
 });
+
+t.test('a proposed profile: an uncertain window diffs both outcomes, the late one marked', async (t) => {
+  const s = [shoot({ version: '1.34.1', name: 'a', autoUpdate: OFF })];
+  const at = (expiry: string) =>
+    forecastFleet(staticState([fleetProfile([k('1.34.1', 'deprecated', expiry), k('1.34.2')]), ...s]), NOW, 90);
+  // The window is 20:00-21:00; Gardener runs by 20:44:59, so an expiry at 20:10 is taken that day or the next.
+  const changes = diffForecasts(at('2026-10-01T00:00:00Z'), at('2026-09-15T20:10:00Z'));
+  t.same(
+    changes.map(
+      (c) =>
+        `${c.kind}${c.late ? ' (late)' : ''} ${c.shoot} ${line(c.event)} was ${new Date(c.before ?? 0).toISOString()}`,
+    ),
+    [
+      'earlier (late) garden-t/a 2026-09-15 control plane: forced 1.34.1 → 1.34.2 was 2026-10-01T20:00:00.000Z',
+      'earlier garden-t/a 2026-09-16 control plane: forced 1.34.1 → 1.34.2 was 2026-10-01T20:00:00.000Z',
+    ],
+  );
+  // Both sides uncertain alike: the late outcome moves with the early one, and only the date changes.
+  const both = diffForecasts(at('2026-10-01T20:10:00Z'), at('2026-09-15T20:10:00Z'));
+  t.same(
+    both.map(
+      (c) => `${c.kind}${c.late ? ' (late)' : ''} ${line(c.event)} was ${new Date(c.before ?? 0).toISOString()}`,
+    ),
+    [
+      'earlier (late) 2026-09-15 control plane: forced 1.34.1 → 1.34.2 was 2026-10-01T20:00:00.000Z',
+      'earlier 2026-09-16 control plane: forced 1.34.1 → 1.34.2 was 2026-10-02T20:00:00.000Z',
+    ],
+  );
+  // A certain expiry on either side: no late change.
+  t.equal(diffForecasts(at('2026-10-01T00:00:00Z'), at('2026-09-15T00:00:00Z')).filter((c) => c.late).length, 0);
+});
