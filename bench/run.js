@@ -420,8 +420,8 @@ if (results.startup) {
 
 md.splice(summaryAt, 0, '## Targets', '', table(['Target', 'Measured', ''], targets), '');
 // Sections from runs of their own: the real kube-apiserver's figures (npm run bench:apiserver),
-// the connection faults (npm run bench:connections).
-for (const section of ['APISERVER.md', 'CONNECTIONS.md']) {
+// the connection faults (npm run bench:connections), the differential test (npm run bench:maintenance).
+for (const section of ['APISERVER.md', 'CONNECTIONS.md', 'MAINTENANCE.md']) {
   const file = new URL(`results/${section}`, import.meta.url);
   if (existsSync(file)) md.push(readFileSync(file, 'utf8').trim(), '');
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/utils/ptr"
@@ -83,10 +84,14 @@ type result struct {
 	Notes    []string          `json:"notes,omitempty"`
 	Shoots   []shootOut        `json:"shoots"`
 	Versions map[string]string `json:"versions"`
+	// Reconciles and CPUSeconds (this process's, user and system) measure the run: bench/maintenance-diff.ts.
+	Reconciles int     `json:"reconciles"`
+	CPUSeconds float64 `json:"cpuSeconds"`
 }
 
 func simulate(sc *scenario, mode runMode, now, until time.Time) (*result, error) {
 	ctx := context.Background()
+	cpuBefore := cpuSeconds()
 	w, notes, err := newWorld(ctx, sc, randomWindow(mode))
 	if err != nil {
 		return nil, err
@@ -107,6 +112,7 @@ func simulate(sc *scenario, mode runMode, now, until time.Time) (*result, error)
 		for _, begin := range windowBegins(s, now, until) {
 			at := begin.Add(offset)
 			run, skipped, err := w.maintainOnce(ctx, key, at)
+			out.Reconciles++
 			run.Window = begin.Format(time.RFC3339)
 			if err != nil {
 				return nil, fmt.Errorf("Shoot %s at %s: %w", key, at.Format(time.RFC3339), err)
@@ -121,7 +127,16 @@ func simulate(sc *scenario, mode runMode, now, until time.Time) (*result, error)
 		}
 		out.Shoots = append(out.Shoots, so)
 	}
+	out.CPUSeconds = cpuSeconds() - cpuBefore
 	return out, nil
+}
+
+func cpuSeconds() float64 {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }
 
 // windowBegins are the begins of the Shoot's effective window (Gardener's
