@@ -11,6 +11,7 @@ import type {
   ExpirableVersion,
   MachineImage,
   MachineImageVersion,
+  MachineType,
   NamespacedCloudProfile,
   NamespacedMachineImage,
   Operation,
@@ -27,6 +28,9 @@ export const NOW = Date.parse(NOW_ISO);
 export function hoursFromNow(hours: number): string {
   return new Date(NOW + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
 }
+
+/** The machine type of every pool `shoot()` makes; `cloudProfile()` lists it. */
+export const POOL_MACHINE_TYPE = 'm5.large';
 
 type VersionInput = string | ExpirableVersion;
 type ImageVersionInput = string | MachineImageVersion;
@@ -47,6 +51,8 @@ export interface ProfileInput {
   name?: string;
   kubernetes?: VersionInput[];
   images?: MachineImage[];
+  /** Default: the machine type every `shoot()` pool uses, as Gardener requires of a Shoot. */
+  machineTypes?: MachineType[];
   deletionTimestamp?: string;
   annotations?: Record<string, string>;
 }
@@ -64,6 +70,7 @@ export function cloudProfile(p: ProfileInput = {}): CloudProfile {
       type: 'local',
       kubernetes: { versions: (p.kubernetes ?? ['1.31.0']).map(v) },
       machineImages: p.images ?? [image('gardenlinux', ['1592.1.0'])],
+      machineTypes: p.machineTypes ?? [{ name: POOL_MACHINE_TYPE, architecture: 'amd64' }],
       regions: [{ name: 'region-1' }],
     },
   };
@@ -138,7 +145,10 @@ export function shoot(s: ShootInput = {}): Shoot {
         workers: (s.workers ?? [{ name: 'worker', image: ['gardenlinux', '1592.1.0'] }]).map((w) => ({
           name: w.name,
           ...(w.kubernetes ? { kubernetes: { version: w.kubernetes } } : {}),
-          machine: { type: 'm5.large', ...(w.image ? { image: { name: w.image[0], version: w.image[1] } } : {}) },
+          machine: {
+            type: POOL_MACHINE_TYPE,
+            ...(w.image ? { image: { name: w.image[0], version: w.image[1] } } : {}),
+          },
         })),
       },
     },
