@@ -97,6 +97,7 @@ function trimShootSpec(s: Raw): Raw {
   const timeWindow = asObject(maintenance?.timeWindow);
   // Present or absent, the block decides the defaults (gardener/forecast/shoot.ts, autoUpdateOf).
   const autoUpdate = asObject(maintenance?.autoUpdate);
+  const hibernation = asObject(s.hibernation);
   return {
     cloudProfileName: share(s.cloudProfileName),
     cloudProfile: cloudProfile ? { kind: share(cloudProfile.kind), name: share(cloudProfile.name) } : undefined,
@@ -114,6 +115,8 @@ function trimShootSpec(s: Raw): Raw {
               : undefined,
           }
         : undefined,
+    // The forecast says on a hibernated Shoot's steps that the rollout waits for the wake-up.
+    hibernation: hibernation ? { enabled: hibernation.enabled } : undefined,
   };
 }
 

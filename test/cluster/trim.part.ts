@@ -159,6 +159,8 @@ t.test('a Shoot keeps every field the forecast reads, whatever its value', async
     ...raw.spec.maintenance,
     autoUpdate: { kubernetesVersion: true, machineImageVersion: false },
   };
+  // A hibernated Shoot's steps say that the rollout waits for the wake-up.
+  Object.assign(raw.spec, { hibernation: { enabled: true, schedules: [{ start: '00 20 * * 1,2,3,4,5' }] } });
   const workers = raw.spec.provider!.workers!;
   Object.assign(workers[0]!, {
     machine: { ...workers[0]!.machine, type: 'arm.large', architecture: 'arm64' },
@@ -210,6 +212,7 @@ t.test('a Shoot keeps every field the forecast reads, whatever its value', async
   if (!trimmed.ok) return t.fail(JSON.stringify(trimmed.errors));
   for (const p of [
     'shoot.spec.maintenance.autoUpdate.machineImageVersion',
+    'shoot.spec.hibernation.enabled',
     'shoot.spec.provider.workers[0].machine.architecture',
     'shoot.spec.provider.workers[0].machine.type',
     'shoot.spec.provider.workers[0].cri.containerRuntimes[0].type',
