@@ -102,9 +102,24 @@ export interface Config extends PolicyConfig {
     /** Oldest the informer caches may be before the state counts as not synced (see the schema). */
     maxStaleSeconds: number;
   };
+  /** Policy reports of what is stored (docs/reports.md): off unless the operator turns them on. */
+  reports: ReportsConfig;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** The most log bytes `serve` holds for stdout; past it lines are dropped and counted. */
   logBufferBytes: number;
+}
+
+/** reports: the audit of what is stored, written as OpenReports by the holder of a Lease. */
+export interface ReportsConfig {
+  enabled: boolean;
+  /** How often the audit runs and the reports are written. */
+  intervalSeconds: number;
+  /** Forced updates whose window starts within this many days are reported. */
+  forcedWithinDays: number;
+  /** Predicted failures and traps within this many days are reported. */
+  horizonDays: number;
+  maxResultsPerReport: number;
+  lease: { name: string; namespace: string; durationSeconds: number };
 }
 
 const duration = { type: 'string', pattern: DURATION_PATTERN } as const;
@@ -275,6 +290,32 @@ export const configSchema = {
         // stopped following the cluster is noticed within two minutes. Below 10 s the normal
         // reconnect backoff alone would flap readiness.
         maxStaleSeconds: { type: 'number', minimum: 10, default: 120 },
+      },
+    },
+    reports: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        // Nothing is written to the cluster unless the operator asks for it.
+        enabled: { type: 'boolean', default: false },
+        // An audit of 10,000 Shoots costs about a second of CPU (bench/RESULTS.md); findings move by days.
+        intervalSeconds: { type: 'integer', minimum: 60, maximum: 86400, default: 600 },
+        forcedWithinDays: { type: 'integer', minimum: 0, maximum: 365, default: 14 },
+        horizonDays: { type: 'integer', minimum: 0, maximum: 730, default: 90 },
+        // 500 results of at most ~1.5 kB stay far below etcd's 1.5 MB object limit.
+        maxResultsPerReport: { type: 'integer', minimum: 1, maximum: 1000, default: 500 },
+        lease: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            name: { ...k8sName, default: 'version-policy-reports' },
+            namespace: { ...k8sNameOrEmpty, default: '' },
+            // client-go's leader election default: a holder that stops renewing is replaced within it.
+            durationSeconds: { type: 'integer', minimum: 5, maximum: 300, default: 15 },
+          },
+        },
       },
     },
     logLevel: {

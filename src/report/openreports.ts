@@ -100,6 +100,29 @@ export function buildReports(findings: Iterable<Finding>, now: number, maxResult
   };
 }
 
+/** One report of `buildReports`: the findings of one namespace, or (namespace undefined) the cluster's. */
+export function buildReport(
+  findings: Finding[],
+  namespace: string | undefined,
+  now: number,
+  maxResults = DEFAULT_MAX_RESULTS,
+): Report | ClusterReport {
+  const base = reportOf(findings, namespace, { seconds: Math.floor(now / 1000), nanos: 0 }, maxResults);
+  return namespace === undefined ? { kind: 'ClusterReport', ...base } : ({ kind: 'Report', ...base } as Report);
+}
+
+/** Findings by namespace ('' for the cluster's), namespaces in code-unit order: the parts of buildReports. */
+export function findingsByScope(findings: Iterable<Finding>): Map<string, Finding[]> {
+  const by = new Map<string, Finding[]>([['', []]]);
+  for (const f of findings) {
+    const ns = f.subject.namespace ?? '';
+    let list = by.get(ns);
+    if (!list) by.set(ns, (list = []));
+    list.push(f);
+  }
+  return new Map([...by.entries()].sort(([a], [b]) => compareText(a, b)));
+}
+
 function reportOf(
   findings: Finding[],
   namespace: string | undefined,

@@ -208,6 +208,23 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   const forecast = worker ? new ForecastRefresher({ state: cluster.state, now: Date.now, worker }) : undefined;
   if (forecast) registerForecastMetrics(metrics.registry, forecast);
   forecast?.start();
+  let reports: { stop(): Promise<void> } | undefined;
+  if (config.reports.enabled) {
+    if (opts.stateFiles.length > 0 || opts.withoutClusterState) {
+      await Promise.allSettled([source.close(), forecast?.stop(), worker?.stop(), cluster.stop()]);
+      throw new ConfigError(
+        'reports.enabled: the policy reports are written to the API server the informers read; they exclude --state and --without-cluster-state',
+      );
+    }
+    const { startReports } = await import('./reports/index.js');
+    reports = startReports({
+      config,
+      state: cluster.state,
+      ...(worker ? { worker } : {}),
+      registry: metrics.registry,
+      logger: logger.child({ component: 'reports' }),
+    });
+  }
   const server = buildServer({
     config,
     state: cluster.state,
@@ -241,6 +258,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
       source.close(),
       forecast?.stop(),
       worker?.stop(),
+      reports?.stop(),
       cluster.stop(),
     ]);
     throw new ListenError(
@@ -276,6 +294,8 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     ...(probeUrl ? { probeUrl } : {}),
     async stop(graceMs, delayMs) {
       const result = await server.shutdown(graceMs, delayMs);
+      // The writer first: it gives the Lease up, so another replica takes over at once.
+      await reports?.stop();
       await Promise.allSettled([probes?.close(), source.close(), forecast?.stop(), worker?.stop(), cluster.stop()]);
       return result;
     },

@@ -25,7 +25,9 @@
 // `webhookConfigurations` (GET and DELETE of admissionregistration.k8s.io/v1 webhook
 // configurations, for the uninstall hook) and `objects` (Secrets and webhook configurations for
 // the self-managed certificate source: GET, POST (Secrets), PUT with resourceVersion
-// preconditions (409), PATCH (JSON Patch, 422 when a `test` fails)). A webhook-configuration
+// preconditions (409), PATCH (JSON Patch, 422 when a `test` fails)), also holding the report
+// writer's Leases and openreports.io Reports and ClusterReports (those with LIST by label across
+// namespaces and DELETE too). A webhook-configuration
 // request goes to the first store when it is a DELETE or names one of its objects, else to the second.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -647,6 +649,7 @@ interface CoreRoute {
   kind: string;
   apiVersion: string;
   plural: string;
+  namespaced: boolean;
   namespace?: string;
   name?: string;
 }
@@ -658,6 +661,35 @@ const CORE_ROUTES: { pattern: RegExp; kind: string; apiVersion: string; plural: 
     apiVersion: 'v1',
     plural: 'secrets',
     namespaced: true,
+  },
+  {
+    pattern: /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/,
+    kind: 'Lease',
+    apiVersion: 'coordination.k8s.io/v1',
+    plural: 'leases',
+    namespaced: true,
+  },
+  {
+    pattern: /^\/apis\/openreports\.io\/v1alpha1\/namespaces\/([^/]+)\/reports(?:\/([^/]+))?$/,
+    kind: 'Report',
+    apiVersion: 'openreports.io/v1alpha1',
+    plural: 'reports',
+    namespaced: true,
+  },
+  {
+    // Every namespace's Reports: LIST only.
+    pattern: /^\/apis\/openreports\.io\/v1alpha1\/reports$/,
+    kind: 'Report',
+    apiVersion: 'openreports.io/v1alpha1',
+    plural: 'reports',
+    namespaced: false,
+  },
+  {
+    pattern: /^\/apis\/openreports\.io\/v1alpha1\/clusterreports(?:\/([^/]+))?$/,
+    kind: 'ClusterReport',
+    apiVersion: 'openreports.io/v1alpha1',
+    plural: 'clusterreports',
+    namespaced: false,
   },
   {
     pattern: /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingwebhookconfigurations(?:\/([^/]+))?$/,
@@ -728,6 +760,7 @@ export class CoreObjects {
         kind: r.kind,
         apiVersion: r.apiVersion,
         plural: r.plural,
+        namespaced: r.namespaced,
         ...(namespace ? { namespace } : {}),
         ...(name ? { name } : {}),
       };
@@ -745,6 +778,7 @@ export class CoreObjects {
         req.headers['content-type'] ?? '',
         route,
         Buffer.concat(chunks).toString('utf8'),
+        new URL(req.url ?? '/', 'https://fake').searchParams,
       );
       if (req.method !== 'GET') {
         const record: WriteRecord = {
@@ -762,7 +796,13 @@ export class CoreObjects {
     });
   }
 
-  private answer(method: string, contentType: string, route: CoreRoute, text: string): { code: number; body: unknown } {
+  private answer(
+    method: string,
+    contentType: string,
+    route: CoreRoute,
+    text: string,
+    query: URLSearchParams,
+  ): { code: number; body: unknown } {
     const key = route.name ? objectKey(route.kind, route.namespace, route.name) : '';
     const stored = this.store.get(key);
     const notFound = () => ({
@@ -770,7 +810,7 @@ export class CoreObjects {
       body: status(404, 'NotFound', `${route.plural} "${route.name ?? ''}" not found`),
     });
     let body: StoredObject | Operation[];
-    if (method !== 'GET') {
+    if (method !== 'GET' && method !== 'DELETE') {
       try {
         body = JSON.parse(text) as StoredObject | Operation[];
       } catch {
@@ -779,12 +819,17 @@ export class CoreObjects {
     }
     switch (method) {
       case 'GET':
-        return stored && route.name ? { code: 200, body: stored } : notFound();
+        if (!route.name) return { code: 200, body: this.list(route, query) };
+        return stored ? { code: 200, body: stored } : notFound();
+      case 'DELETE':
+        if (!stored || !route.name) return notFound();
+        this.store.delete(key);
+        return { code: 200, body: stored };
       case 'POST': {
         const o = body! as StoredObject;
-        if (route.name || !route.namespace)
+        if (route.name || (route.namespaced && !route.namespace) || (!route.namespaced && route.kind === 'Report'))
           return { code: 405, body: status(405, 'MethodNotAllowed', 'POST to a collection only') };
-        o.metadata.namespace = route.namespace;
+        if (route.namespace) o.metadata.namespace = route.namespace;
         if (this.store.has(objectKey(route.kind, route.namespace, o.metadata.name))) {
           return {
             code: 409,
@@ -838,6 +883,26 @@ export class CoreObjects {
       default:
         return { code: 405, body: status(405, 'MethodNotAllowed', `${method} is not supported by this fake`) };
     }
+  }
+
+  /** A LIST in one page: a route's kind, in its namespace if it names one, matching `labelSelector` (`k=v,…`). */
+  private list(route: CoreRoute, query: URLSearchParams): { kind: string; metadata: object; items: StoredObject[] } {
+    const wanted = (query.get('labelSelector') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('='));
+    const items = [...this.store.values()].filter(
+      (o) =>
+        o.kind === route.kind &&
+        (route.namespace === undefined || o.metadata.namespace === route.namespace) &&
+        wanted.every(([k, v]) => (o.metadata.labels as Record<string, string> | undefined)?.[k!] === v),
+    );
+    return { kind: `${route.kind}List`, metadata: {}, items: items.map((o) => structuredClone(o)) };
+  }
+
+  /** Every stored object of a kind, for assertions. */
+  all(kind: string): StoredObject[] {
+    return [...this.store.values()].filter((o) => o.kind === kind).map((o) => structuredClone(o));
   }
 
   private store1(route: CoreRoute, o: StoredObject, prev: StoredObject | undefined): StoredObject {

@@ -100,7 +100,8 @@ export class KubeObjects {
   }
 }
 
-async function call(
+/** One JSON request to the API server (the report writer's too); any answer but 2xx is an ApiError. */
+export async function call(
   conn: ApiConnection,
   method: string,
   path: string,
