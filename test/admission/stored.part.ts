@@ -1,6 +1,6 @@
 // What the webhook reads of the stored object (src/admission/stored.ts): the same decision as on
 // the whole object for everything Gardener can store, and a bounded read of anything claimed.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { STORED_READ } from '../../src/admission/stored.js';
 import { toPolicyRequest } from '../../src/admission/request.js';
 import type { AdmissionRequest } from '../../src/admission/review.js';
