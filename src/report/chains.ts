@@ -26,7 +26,12 @@ export interface MadeForecast {
 /** The forecast of the profile's Shoots from now to `until`, each on the effective spec. */
 export function chainsOf(spec: CloudProfileSpec, shoots: readonly Shoot[], now: number, until: number): ShootChain[] {
   if (until <= now) return [];
-  return shoots.map((shoot) => chainOf(shoot, forecastShoot(shoot, spec, now, until).events)).sort(byKey);
+  return shoots
+    .map((shoot) => {
+      const { events, otherwise } = forecastShoot(shoot, spec, now, until);
+      return chainOf(shoot, events, otherwise);
+    })
+    .sort(byKey);
 }
 
 /** Chains in the order of their keys' code units: cheap, and the same on the CLI and the server. */
@@ -34,14 +39,19 @@ export function byKey(a: ShootChain, b: ShootChain): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-export function chainOf(shoot: Shoot, events: ForecastEvent[]): ShootChain {
+export function chainOf(shoot: Shoot, events: ForecastEvent[], otherwise?: ForecastEvent[]): ShootChain {
   const w = maintenanceWindowOf(shoot);
-  return { shoot, key: objectKey(shoot), window: w ? formatWindow(w) : 'no window: any time of day', events };
+  const window = w ? formatWindow(w) : 'no window: any time of day';
+  return { shoot, key: objectKey(shoot), window, events, ...(otherwise ? { otherwise } : {}) };
 }
 
 /** A forecast made before, cut to `until`: what the page shows of the server's background forecast. */
 export function chainsUntil(chains: readonly ShootChain[], until: number): ShootChain[] {
-  return chains.map((c) => ({ ...c, events: c.events.filter((e) => e.at <= until) }));
+  return chains.map((c) => ({
+    ...c,
+    events: c.events.filter((e) => e.at <= until),
+    ...(c.otherwise ? { otherwise: c.otherwise.filter((e) => e.at <= until) } : {}),
+  }));
 }
 
 /** The listed Shoots in page order: failures, then traps, then forced steps, then the rest; each with its element id. */

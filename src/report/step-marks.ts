@@ -12,6 +12,8 @@ export interface ShootChain {
   /** `23:00–00:00 UTC`, or that there is none. */
   window: string;
   events: ForecastEvent[];
+  /** The late run's outcome of an uncertain window, where it differs (the forecast's `otherwise`). */
+  otherwise?: ForecastEvent[];
 }
 
 export type MarkKind = 'forced' | 'auto' | 'failure';

@@ -49,6 +49,8 @@ export interface MaintenanceShoot {
   /** The window as Gardener reads it; `always (no timeWindow)` when the Shoot sets none. */
   window: string;
   events: EventJson[];
+  /** As in `forecast --output json`: the late run's outcome of an uncertain window, where it differs. */
+  otherwise?: EventJson[];
 }
 
 /** Gardener's maintenance of the profile's Shoots from now to `until`: every step, auto or forced, and every failure. */
@@ -121,6 +123,7 @@ function maintenanceOf(m: NonNullable<ReportInput['maintenance']>, profile: stri
         profile,
         window: runWindowOf(c.shoot).text,
         events: c.events.map(eventJson),
+        ...(c.otherwise ? { otherwise: c.otherwise.map(eventJson) } : {}),
       })),
   };
 }

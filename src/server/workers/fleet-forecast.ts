@@ -78,9 +78,9 @@ export async function fleetForecast(
   const chains = new Map<string, { ref: ProfileRef; list: ChainPart[] }>();
   for (const outcome of forecastEach(ctx.state, at, until, false)) {
     if ('forecast' in outcome) {
-      const { profile, events } = outcome.forecast;
+      const { profile, events, otherwise } = outcome.forecast;
       tally.add(profile, eventsByVersion(outcome.object, events));
-      const { shoot: _, ...chain } = chainOf(outcome.object, events);
+      const { shoot: _, ...chain } = chainOf(outcome.object, events, otherwise);
       let of = chains.get(profile);
       if (!of) chains.set(profile, (of = { ref: effectiveProfileRef(outcome.object)!, list: [] }));
       of.list.push(chain);
