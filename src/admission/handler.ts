@@ -35,8 +35,6 @@ export interface AdmissionContext {
    * Never rejects: an answer it cannot give is `unavailable`.
    */
   forecast?: () => Promise<ForecastAnswer>;
-  /** The request as toPolicyRequest maps it, when that ran already (the server's body worker). */
-  mapped?: MappedRequest;
 }
 
 export interface AdmissionOutcome {
@@ -108,7 +106,7 @@ function judge(
       judged: NO_WARNINGS,
     };
 
-  const mapped: MappedRequest = ctx.mapped ?? toPolicyRequest(req);
+  const mapped: MappedRequest = toPolicyRequest(req);
   if (mapped.outcome === 'unpoliced')
     return { response: allowed(uid, [mapped.warning]), rules: [], judged: { allWarnings: [mapped.warning] } };
   if (mapped.outcome === 'malformed') {

@@ -10,6 +10,6 @@ export function staticState(objects: Iterable<PolicedObject>): ClusterIndex {
 }
 
 export async function loadStaticState(files: readonly string[]): Promise<ClusterIndex> {
-  const sourced = await readObjectFiles(files, { stored: true });
+  const sourced = await readObjectFiles(files);
   return staticState(sourced.map((s) => s.object));
 }

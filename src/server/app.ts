@@ -23,7 +23,6 @@ import type { RuleId } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';
 import type { WarningCheck } from '../policy/warnings/index.js';
 import { registerAdmissionRoutes, type ReviewForecaster } from './admission-routes.js';
-import { BodyWorker } from './body-worker.js';
 import {
   applyConnectionLimits,
   TLS_CIPHERS,
@@ -69,8 +68,6 @@ export interface ServerOptions {
   forecaster?: ReviewForecaster;
   /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
   eventLoopWindowMs?: number;
-  /** False: big bodies are parsed on the event loop in pieces, not in the body worker (tests compare the two). */
-  bodyWorker?: false;
 }
 
 export interface WebhookServer {
@@ -145,14 +142,11 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     answerError(notFound(req, pagesHere ? undefined : config.server), req, reply, config.server.bodyLimitBytes),
   );
 
-  const bodyWorker =
-    opts.bodyWorker === false ? undefined : new BodyWorker({ bodyLimit: config.server.bodyLimitBytes, logger });
   registerAdmissionRoutes(app, {
     metrics,
     logger,
     bodyLimit: config.server.bodyLimitBytes,
     ...(opts.forecaster ? { forecaster: opts.forecaster } : {}),
-    ...(bodyWorker ? { bodyWorker } : {}),
     context: () => ({
       now: now(),
       config,
@@ -171,9 +165,9 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   }
 
   let watchdog: EventLoopWatchdog | undefined;
-  app.addHook('onClose', async () => {
+  app.addHook('onClose', (_app, done) => {
     watchdog?.stop();
-    await bodyWorker?.stop();
+    done();
   });
 
   return {
