@@ -53,7 +53,8 @@ export interface ReviewForecaster {
   }): Promise<ForecastAnswer>;
 }
 
-interface Judged {
+/** What the handler leaves on the request for the onResponse hook: the outcome and the labels. */
+interface ReviewRecord {
   outcome: AdmissionOutcome;
   /** The request's identity, the admission line's first fields. */
   identity: Identity;
@@ -67,7 +68,7 @@ interface Judged {
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the handler for the onResponse hook (metrics, the log line); null until then. */
-    admission: Judged | null;
+    admission: ReviewRecord | null;
     /** Content-Type and Content-Encoding as the client sent them (onRequest keeps them); null off the admission routes. */
     bodyHeaders: BodyHeaders | null;
     /** The body's bytes, for the forecast worker, which decodes them again; null until read. */

@@ -63,7 +63,7 @@ export interface ServerOptions {
    */
   serveMetrics?: boolean;
   /** The fleet forecast the /profiles index counts from, when the pages are on this port. */
-  forecast?: ProfilePagesOptions['forecast'];
+  fleetForecast?: ProfilePagesOptions['fleetForecast'];
   /** Makes the reviews' forecasts off the event loop (the landscape worker); without it they run in the review. */
   forecaster?: ReviewForecaster;
   /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
@@ -160,7 +160,11 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   if (serveMetrics) registerMetricsRoute(app, metrics);
   // The timeline pages go on the probe port when there is one (buildProbeServer), else here.
   if (pagesHere) {
-    registerProfilePages(app, { state: opts.state, now, ...(opts.forecast ? { forecast: opts.forecast } : {}) });
+    registerProfilePages(app, {
+      state: opts.state,
+      now,
+      ...(opts.fleetForecast ? { fleetForecast: opts.fleetForecast } : {}),
+    });
     registerRootPage(app, { pages: true, metrics: serveMetrics, probes: true });
   }
 

@@ -205,13 +205,13 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
       });
   worker?.start();
   // The fleet forecast behind the forecast gauges and the /profiles counts, off the admission path.
-  const forecast = worker ? new ForecastRefresher({ state: cluster.state, now: Date.now, worker }) : undefined;
-  if (forecast) registerForecastMetrics(metrics.registry, forecast);
-  forecast?.start();
+  const fleetForecast = worker ? new ForecastRefresher({ state: cluster.state, now: Date.now, worker }) : undefined;
+  if (fleetForecast) registerForecastMetrics(metrics.registry, fleetForecast);
+  fleetForecast?.start();
   let reports: { stop(): Promise<void> } | undefined;
   if (config.reports.enabled) {
     if (opts.stateFiles.length > 0 || opts.withoutClusterState) {
-      await Promise.allSettled([source.close(), forecast?.stop(), worker?.stop(), cluster.stop()]);
+      await Promise.allSettled([source.close(), fleetForecast?.stop(), worker?.stop(), cluster.stop()]);
       throw new ConfigError(
         'reports.enabled: the policy reports are written to the API server the informers read; they exclude --state and --without-cluster-state',
       );
@@ -232,7 +232,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
     logger,
     metrics,
     serveMetrics: config.server.probePort === 0,
-    ...(forecast ? { forecast } : {}),
+    ...(fleetForecast ? { fleetForecast } : {}),
     ...(worker ? { forecaster: worker } : {}),
   });
   server.readiness.waitsForState = cluster.readinessWaits;
@@ -240,7 +240,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
   if (source.notReadyReason) server.readiness.conditions.push(() => source.notReadyReason?.());
   if (worker) server.readiness.conditions.push(() => worker.notReadyReason);
   const pages = config.server.ui.enabled
-    ? { pages: { state: cluster.state, now: Date.now, ...(forecast ? { forecast } : {}) } }
+    ? { pages: { state: cluster.state, now: Date.now, ...(fleetForecast ? { fleetForecast } : {}) } }
     : {};
   const probes =
     config.server.probePort > 0
@@ -256,7 +256,7 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
       server.app.close(),
       probes?.close(),
       source.close(),
-      forecast?.stop(),
+      fleetForecast?.stop(),
       worker?.stop(),
       reports?.stop(),
       cluster.stop(),
@@ -296,7 +296,13 @@ export async function startWebhook(opts: RunOptions): Promise<RunningWebhook> {
       const result = await server.shutdown(graceMs, delayMs);
       // The writer first: it gives the Lease up, so another replica takes over at once.
       await reports?.stop();
-      await Promise.allSettled([probes?.close(), source.close(), forecast?.stop(), worker?.stop(), cluster.stop()]);
+      await Promise.allSettled([
+        probes?.close(),
+        source.close(),
+        fleetForecast?.stop(),
+        worker?.stop(),
+        cluster.stop(),
+      ]);
       return result;
     },
   };

@@ -40,7 +40,7 @@ export interface ProfilePagesOptions {
    * from it, so no request forecasts. Without it the index leaves those counts blank and a page
    * forecasts its own profile's Shoots (tests; small states).
    */
-  forecast?: { latest(): (ForecastCounts & MadeForecast) | undefined };
+  fleetForecast?: { latest(): (ForecastCounts & MadeForecast) | undefined };
   /** A monotonic clock in ms, for the render budget and the page cache (tests inject one). */
   monotonic?: () => number;
   /** The main thread's CPU time in ms, what a build costs the loop; tests inject one. */
@@ -82,7 +82,7 @@ export function registerProfilePages(app: FastifyInstance, opts: ProfilePagesOpt
   // HEAD comes with every GET route (fastify's exposeHeadRoutes); everything else is refused.
   app.get('/profiles', (_req, reply) =>
     whenSynced(opts.state, reply, () =>
-      sendHtml(reply, renderIndexPage(opts.state, opts.forecast?.latest(), opts.now())),
+      sendHtml(reply, renderIndexPage(opts.state, opts.fleetForecast?.latest(), opts.now())),
     ),
   );
   app.get<PageRequest>('/profiles/:name', (req, reply) =>
@@ -143,7 +143,7 @@ async function profilePage(
     // Now and the forecast are read when the build's turn comes, not when the request came.
     const page = await budget.build(cacheKey, () => {
       const now = opts.now();
-      const forecast = opts.forecast ? (opts.forecast.latest() ?? 'pending') : undefined;
+      const forecast = opts.fleetForecast ? (opts.fleetForecast.latest() ?? 'pending') : undefined;
       return renderProfilesPage([profile], opts.state, now, resolveWindow(now, ...bounds), forecast);
     });
     if (page === undefined) {

@@ -171,7 +171,7 @@ t.test(
       readiness: new Readiness(state),
       metrics: createMetrics(),
       logger: createLogger('silent'),
-      pages: { state, now: () => now, forecast: { latest: () => undefined } },
+      pages: { state, now: () => now, fleetForecast: { latest: () => undefined } },
     });
     t.teardown(() => before.close());
     const pending = (await before.inject({ method: 'GET', url: '/profiles' })).body;
@@ -197,7 +197,7 @@ t.test(
       readiness: new Readiness(state),
       metrics: createMetrics(),
       logger: createLogger('silent'),
-      pages: { state, now: () => now, forecast },
+      pages: { state, now: () => now, fleetForecast: forecast },
     });
     t.teardown(() => after.close());
     const page = (await after.inject({ method: 'GET', url: '/profiles' })).body;
@@ -213,7 +213,7 @@ t.test(
       readiness: new Readiness(state),
       metrics: createMetrics(),
       logger: createLogger('silent'),
-      pages: { state, now: () => now, forecast: refresher },
+      pages: { state, now: () => now, fleetForecast: refresher },
     });
     t.teardown(() => real.close());
     t.same(cells((await real.inject({ method: 'GET', url: '/profiles' })).body), [
