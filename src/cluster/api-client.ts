@@ -75,14 +75,23 @@ async function send(
       headers: { ...base.headers, Accept: 'application/json' },
       ...(signal ? { signal } : {}),
     });
+    // Timers run before I/O in an event-loop turn: after the loop was busy (a loaded machine, a
+    // big parse), an answer already read by the kernel would lose to the timer. setImmediate runs
+    // after this turn's I/O, so the deadline only fires when no answer has come in.
     const timer = setTimeout(
-      () => req.destroy(new ApiError(`no response from ${conn.server} within ${CONNECT_TIMEOUT_MS / 1000}s`, 0)),
+      () =>
+        setImmediate(() => {
+          if (!answered)
+            req.destroy(new ApiError(`no response from ${conn.server} within ${CONNECT_TIMEOUT_MS / 1000}s`, 0));
+        }),
       CONNECT_TIMEOUT_MS,
     );
+    let answered = false;
     req.setTimeout(idleMs, () =>
       req.destroy(new ApiError(`connection to ${conn.server} idle for ${Math.round(idleMs / 1000)}s`, 0)),
     );
     req.once('response', (res) => {
+      answered = true;
       clearTimeout(timer);
       resolve(res);
     });
