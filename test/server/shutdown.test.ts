@@ -261,8 +261,9 @@ function probeReadyz(port: number): Promise<number | string> {
   });
 }
 
-// The chart's delay (10 s) and 0; the chart's is shortened to 1 s: the same drain, 9 s sooner.
-for (const delaySeconds of [0, Math.min(1, CHART_VALUES.config.server.shutdownDelaySeconds)]) {
+// The chart's delay (10 s) and 0; the chart's is shortened to 3 s: the same drain, 7 s sooner, and
+// still long enough for this process's clients to be heard at load 20.
+for (const delaySeconds of [0, Math.min(3, CHART_VALUES.config.server.shutdownDelaySeconds)]) {
   t.test(
     `SIGTERM under load at shutdownDelaySeconds ${delaySeconds}: 0 resets, 0 failures, /readyz 503 from the signal, exit 0`,
     async (t) => {
@@ -323,8 +324,11 @@ for (const delaySeconds of [0, Math.min(1, CHART_VALUES.config.server.shutdownDe
         webhook: sent.filter((p) => p.at >= handledAt).map((p) => p.webhook),
         probe: sent.filter((p) => p.at >= handledAt).map((p) => p.probe),
       };
+      // Sent once the server had handled the signal, by the server's own log clock: on a loaded
+      // machine this process may read that line late, and the delay be over by then.
+      const signalledAt = s.serverTime('shutting down') ?? Infinity;
       const afterSignal = (ls: typeof all) =>
-        ls.flatMap((l) => l.outcomes).filter((o) => o.at >= handledAt && o.status === 200);
+        ls.flatMap((l) => l.outcomes).filter((o) => o.at >= signalledAt && o.status === 200);
       // At delay 0 a kept-alive client gets at most one answer after the signal, maybe none.
       if (delaySeconds > 0)
         t.ok(
