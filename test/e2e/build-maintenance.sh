@@ -7,20 +7,13 @@
 #   test/e2e/build-maintenance.sh              # build if missing, print the path
 #   E2E_MAINTENANCE=/some/gardener-maintenance # the tools take it as given and build nothing
 set -euo pipefail
-src="$(cd "$(dirname "$0")/maintenance" && pwd)"
-export PATH="/usr/local/go/bin:$PATH"
-command -v go >/dev/null || { echo "build-maintenance: Go is needed (1.26, /usr/local/go): it builds Gardener's maintenance controller" >&2; exit 2; }
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/lib/go-build.sh"
+src="$here/maintenance"
+go_need build-maintenance "it builds Gardener's maintenance controller"
 
-gardener=$(awk '$1 == "github.com/gardener/gardener" { print $2; exit }' "$src/go.mod")
-hash=$(cat "$src"/*.go "$src/go.mod" "$src/go.sum" | sha256sum | cut -c1-12)
-dir="${XDG_CACHE_HOME:-$HOME/.cache}/version-policy-e2e/maintenance-${gardener}_$(go env GOVERSION)_${hash}"
-bin="$dir/gardener-maintenance"
-if [[ ! -x "$bin" ]]; then
-  mkdir -p "$dir"
-  start=$SECONDS
-  echo "build-maintenance: building gardener-maintenance (gardener ${gardener}) …" >&2
-  (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin.tmp" .)
-  mv "$bin.tmp" "$bin"
-  echo "build-maintenance: gardener-maintenance built in $((SECONDS - start)) s" >&2
-fi
-echo "$bin"
+gardener=$(go_mod_version "$src/go.mod" github.com/gardener/gardener)
+dir="${XDG_CACHE_HOME:-$HOME/.cache}/version-policy-e2e/maintenance-${gardener}_$(go env GOVERSION)_$(go_source_hash "$src")"
+go_build_cached build-maintenance gardener-maintenance "$dir/gardener-maintenance" "$src" . "" \
+  "gardener ${gardener}; a first build takes minutes"
+echo "$dir/gardener-maintenance"
