@@ -3,18 +3,16 @@
 // and serving certificates made now. The API server is down at start, so the webhook runs unsynced
 // first (not ready, retrying and saying so with a count, fail closed on what needs the state,
 // everything else judged), then the API server comes up and the answers follow the cluster.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import t from 'tap';
 import type { CloudProfile } from '../../src/api/types.js';
 import { served } from '../helpers/api-objects.js';
 import { FakeApiServer } from '../helpers/fake-apiserver.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
-import { CLEAN_ENV, CLI, tempDir, untracked } from '../helpers/run-cli.js';
+import { CLI, tempDir } from '../helpers/run-cli.js';
 import { authority, request, review, writeCertFiles, type ReviewReply } from '../helpers/server.js';
+import { spawnServer } from '../helpers/serve-process.js';
 import { until } from '../helpers/until.js';
 
 const images = [image('gardenlinux', ['1.0.0'])];
@@ -49,28 +47,14 @@ t.test(
       }),
     );
 
-    const child = spawn(...untracked(process.execPath, [CLI, 'serve', '--config', configFile]), {
-      cwd: dir,
-      env: CLEAN_ENV,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exit = once(child, 'exit').then(([code, signal]) => ({
-      code: code as number | null,
-      signal: signal as NodeJS.Signals | null,
-    }));
-    t.teardown(async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exit;
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const logs: Array<Record<string, unknown>> = [];
-    createInterface({ input: child.stdout }).on('line', (line) =>
-      logs.push(JSON.parse(line) as Record<string, unknown>),
-    );
+    const { child, exit, stderr } = spawnServer(t, [CLI, 'serve', '--config', configFile], {
+      cwd: dir,
+      stdout: (line) => logs.push(line),
+    });
     const logged = (msg: string | RegExp) =>
       logs.filter((l) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg))));
-    void exit.then(({ code }) => code !== null && code !== 0 && t.fail(`serve exited ${code}: ${stderr}`));
+    void exit.then(({ code }) => code !== null && code !== 0 && t.fail(`serve exited ${code}: ${stderr()}`));
 
     const listening = await until('"webhook listening"', () => logged('webhook listening')[0], 60_000, 20);
     const port = Number(new URL(String(listening.url)).port);
@@ -198,6 +182,6 @@ t.test(
     );
     child.kill('SIGTERM');
     t.same(await exit, { code: 0, signal: null }, 'SIGTERM: exit 0');
-    t.equal(stderr, '', 'nothing on stderr');
+    t.equal(stderr(), '', 'nothing on stderr');
   },
 );

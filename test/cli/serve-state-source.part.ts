@@ -4,16 +4,14 @@
 // shell is serve.test.ts's); `--without-cluster-state` is the explicit way around, which serves
 // (the built CLI as a process), is ready, says loudly what it gives up, and denies whatever needs
 // the state.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import t from '../helpers/parts.js';
 import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
-import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir, untracked } from '../helpers/run-cli.js';
+import { CLEAN_ENV, CLI, type CliRun, inProcess, tempDir } from '../helpers/run-cli.js';
 import { authority, request, review, writeCertFiles, type ReviewReply } from '../helpers/server.js';
+import { spawnServer } from '../helpers/serve-process.js';
 import { until } from '../helpers/until.js';
 
 /** `serve ARGS` expected to return; one that serves instead never does, and tap's timeout fails it. */
@@ -125,24 +123,11 @@ t.test(
         defaulting: { lifecycle: { enabled: false } },
       }),
     );
-    const child = spawn(
-      ...untracked(process.execPath, [CLI, 'serve', '--config', configFile, '--without-cluster-state']),
-      { cwd: dir, env: CLEAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exit = once(child, 'exit').then(([code, signal]) => ({
-      code: code as number | null,
-      signal: signal as NodeJS.Signals | null,
-    }));
-    t.teardown(async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exit;
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const logs: Array<Record<string, unknown>> = [];
-    createInterface({ input: child.stdout }).on('line', (line) =>
-      logs.push(JSON.parse(line) as Record<string, unknown>),
-    );
+    const { child, exit, stderr } = spawnServer(t, [CLI, 'serve', '--config', configFile, '--without-cluster-state'], {
+      cwd: dir,
+      stdout: (line) => logs.push(line),
+    });
     const listening = await until(
       '"webhook listening"',
       () => logs.find((l) => l.msg === 'webhook listening'),
@@ -213,6 +198,6 @@ t.test(
 
     child.kill('SIGTERM');
     t.same(await exit, { code: 0, signal: null }, 'SIGTERM: exit 0');
-    t.equal(stderr, '', 'nothing on stderr');
+    t.equal(stderr(), '', 'nothing on stderr');
   },
 );

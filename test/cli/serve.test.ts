@@ -7,11 +7,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import https from 'node:https';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { holdRequest } from '../helpers/partial.js';
 import { untracked } from '../helpers/run-cli.js';
+import { spawnServer } from '../helpers/serve-process.js';
 import { request, type ReviewReply } from '../helpers/server.js';
 
 const MAIN = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -41,34 +41,24 @@ const inFlight = async (s: Served, n: number) =>
 async function serve(t: Test, config: Record<string, unknown>): Promise<Served> {
   const dir = await mkdtemp(join(tmpdir(), 'vp-serve-'));
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
-  const child = spawn(...untracked(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE]), {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exit = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exit;
-    await rm(dir, { recursive: true, force: true });
-  });
-  let err = '';
-  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  // Runs after spawnServer's kill: tap runs teardowns last added first.
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
   const lines: Array<Record<string, unknown>> = [];
-  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const rec = JSON.parse(line) as Record<string, unknown>;
+  let heard: (rec: Record<string, unknown>) => void = () => {};
+  const listening = new Promise<Record<string, unknown>>((resolve) => (heard = resolve));
+  const { child, exit, stderr } = spawnServer(t, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
+    cwd: dir,
+    stdout: (rec) => {
       lines.push(rec);
-      if (rec.msg === 'webhook listening') resolve(rec);
-    });
-    void exit.then(({ code }) => reject(new Error(`serve exited ${code}: ${err}`)));
+      if (rec.msg === 'webhook listening') heard(rec);
+    },
   });
+  void exit.then(({ code }) => heard({ exited: code }));
   const up = await listening;
+  if ('exited' in up) throw new Error(`serve exited ${String(up.exited)}: ${stderr()}`);
   const port = Number(new URL(String(up.url)).port);
   const ca = await readFile(join(dir, '.dev-certs', 'ca.crt'), 'utf8');
-  return { child, dir, port, ca, lines, stderr: () => err, exit };
+  return { child, dir, port, ca, lines, stderr, exit };
 }
 
 t.test(

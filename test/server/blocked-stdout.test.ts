@@ -2,8 +2,6 @@
 // log pipeline) keeps answering, drops the lines its bounded buffer cannot hold and counts them,
 // and on SIGTERM exits 0 within its grace period. pino's default destination buffered without a
 // bound and flushed synchronously at exit, so memory grew and the process never exited.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -11,7 +9,8 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/run-cli.js';
+import { spawnServer } from '../helpers/serve-process.js';
 import { request } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 import { freePort } from '../helpers/free-port.js';
@@ -47,18 +46,9 @@ t.test('with stdout blocked, reviews are answered, lost lines are counted, and S
   };
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
   // stdout is a pipe this test never reads: once the kernel's 64 KiB are full, every write would block.
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
+  const { child, exit } = spawnServer(t, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
     cwd: dir,
-    env: CLEAN_ENV,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exit = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exit;
+    stdout: 'unread',
   });
   // Ready once the forecast worker has the state: a second thread loading the modules, slow at load.
   await until('ready', async () => (await get(probePort, '/readyz')).status === 200, 120_000, 50);

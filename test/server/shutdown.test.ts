@@ -1,21 +1,20 @@
 // Draining: readiness turns false, no new connections, requests in flight are answered, and the
 // grace period bounds the wait. Then the built CLI under load across SIGTERM and its shutdown delay.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { cloudProfile } from '../helpers/objects.js';
 import { holdRequest } from '../helpers/partial.js';
-import { CLEAN_ENV, tempDir } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/run-cli.js';
+import { spawnServer } from '../helpers/serve-process.js';
 import { request, review, startServer, type ReviewReply, type TestServer } from '../helpers/server.js';
 import { until as waitFor } from '../helpers/until.js';
 import { freePort } from '../helpers/free-port.js';
@@ -123,34 +122,22 @@ async function serveCli(t: Test, server: Record<string, unknown>): Promise<Serve
     join(dir, 'config.json'),
     JSON.stringify({ server: { port: 0, probePort, ...server }, logLevel: 'info' }),
   );
-  // CLEAN_ENV: without tap's NODE_OPTIONS, whose exit hooks would handle SIGTERM for the server.
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
-    cwd: dir,
-    env: CLEAN_ENV,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exit = once(child, 'exit').then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exit;
-  });
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const messages: string[] = [];
   const at = new Map<string, number>();
   const time = new Map<string, number>();
   const waiters: { prefix: string; resolve: () => void }[] = [];
   let url = '';
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const rec = JSON.parse(line) as { msg: string; url?: string; time: string };
-    messages.push(rec.msg);
-    if (!at.has(rec.msg)) at.set(rec.msg, Date.now());
-    if (!time.has(rec.msg)) time.set(rec.msg, Date.parse(rec.time));
-    if (rec.msg === 'webhook listening') url = String(rec.url);
-    for (const w of waiters.filter((w) => rec.msg.startsWith(w.prefix))) w.resolve();
+  // CLEAN_ENV (the default): without tap's NODE_OPTIONS, whose exit hooks would handle SIGTERM for the server.
+  const { child, exit, stderr } = spawnServer(t, [MAIN, 'serve', '--config', 'config.json', '--state', STATE], {
+    cwd: dir,
+    stdout: (line) => {
+      const rec = line as unknown as { msg: string; url?: string; time: string };
+      messages.push(rec.msg);
+      if (!at.has(rec.msg)) at.set(rec.msg, Date.now());
+      if (!time.has(rec.msg)) time.set(rec.msg, Date.parse(rec.time));
+      if (rec.msg === 'webhook listening') url = String(rec.url);
+      for (const w of waiters.filter((w) => rec.msg.startsWith(w.prefix))) w.resolve();
+    },
   });
   const logged = (prefix: string) =>
     messages.some((m) => m.startsWith(prefix))
@@ -158,7 +145,7 @@ async function serveCli(t: Test, server: Record<string, unknown>): Promise<Serve
       : Promise.race([
           new Promise<void>((resolve) => waiters.push({ prefix, resolve })),
           exit.then(({ code }) =>
-            Promise.reject(new Error(`serve exited ${code} before logging "${prefix}": ${stderr}`)),
+            Promise.reject(new Error(`serve exited ${code} before logging "${prefix}": ${stderr()}`)),
           ),
         ]);
   const loggedAt = (prefix: string) => [...at.entries()].find(([m]) => m.startsWith(prefix))?.[1];
