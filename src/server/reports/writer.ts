@@ -17,6 +17,7 @@ import {
 import type { ReportApi, Stored } from './report-api.js';
 import type { ReportMetrics } from './metrics.js';
 import { runSliced } from './sliced.js';
+import { jsonEqual } from '../../util/json-equal.js';
 
 /** The longest the audit holds the event loop at a stretch; a review's budget is 50 ms. */
 export const SLICE_MS = 10;
@@ -198,15 +199,15 @@ function keepTimestamps<T extends Report | ClusterReport>(desired: T, old: Repor
   };
 }
 
+/** Compared as JSON values: kube-apiserver returns a custom resource with its keys in its own (sorted) order. */
 function sameContent(a: Report | ClusterReport, b: Report | ClusterReport): boolean {
-  const content = (r: Report | ClusterReport) =>
-    JSON.stringify([
-      r.metadata.labels,
-      r.metadata.annotations ?? {},
-      r.source,
-      r.configuration,
-      r.summary,
-      r.results ?? [],
-    ]);
-  return content(a) === content(b);
+  const content = (r: Report | ClusterReport) => [
+    r.metadata.labels,
+    r.metadata.annotations ?? {},
+    r.source,
+    r.configuration,
+    r.summary,
+    r.results ?? [],
+  ];
+  return jsonEqual(content(a), content(b));
 }
