@@ -66,6 +66,22 @@ t.test('reports on: exactly the writer verbs on reports, and its Lease', async (
   t.match(cfg, /reports:\n\s+enabled: true/, 'the server is told to write them');
 });
 
+t.test("reports on: project members and viewers may read their namespace's Reports, bound by Gardener", async (t) => {
+  const off = await render();
+  t.equal(off.all('ClusterRole').filter((o) => o.metadata.name === `${RELEASE}-reports-reader`).length, 0);
+  const r = await render({ set: ['config.reports.enabled=true'] });
+  const reader = r.one<Role>('ClusterRole', `${RELEASE}-reports-reader`);
+  t.match(reader.metadata.labels, {
+    'rbac.gardener.cloud/aggregate-to-project-member': 'true',
+    'rbac.gardener.cloud/aggregate-to-project-viewer': 'true',
+  });
+  t.same(reader.rules, [{ apiGroups: ['openreports.io'], resources: ['reports'], verbs: ['get', 'list', 'watch'] }]);
+  const bound = [...r.all<Binding>('ClusterRoleBinding'), ...r.all<Binding>('RoleBinding')].filter(
+    (b) => b.roleRef.name === reader.metadata.name,
+  );
+  t.same(bound, [], 'the chart binds it to no one: Gardener binds it per project namespace');
+});
+
 t.test('a Lease named and placed elsewhere gets its Role there', async (t) => {
   const r = await render({
     set: [
