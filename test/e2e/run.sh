@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 E2E_BIN="${E2E_BIN:-$(test/e2e/build-binaries.sh)}"
 export E2E_BIN
+# The OpenReports CRDs that test/e2e/reports.e2e.ts installs, from their Go module (cached).
+E2E_REPORT_CRDS="${E2E_REPORT_CRDS:-$(test/e2e/build-report-crds.sh)}"
+export E2E_REPORT_CRDS
 # shellcheck source=lib/pids.sh
 source test/e2e/lib/pids.sh test:e2e
 [[ -f dist/cli/main.js && "${E2E_SKIP_BUILD:-}" == 1 ]] || npm run --silent build

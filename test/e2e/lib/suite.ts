@@ -66,7 +66,8 @@ export const PROBE_PROFILE = {
   },
 };
 
-export async function startSuite(): Promise<Suite> {
+/** `chart`: --set values the chart is rendered with (its RBAC, config and webhook configurations). */
+export async function startSuite(opts: { chart?: readonly string[] } = {}): Promise<Suite> {
   const dir = await mkdtemp(join(tmpdir(), 'version-policy-e2e-'));
   let cp: ControlPlane;
   try {
@@ -95,7 +96,7 @@ export async function startSuite(): Promise<Suite> {
     '--clusterrole=cluster-admin',
     `--user=${EXEMPT_USER}`,
   ]);
-  const rendered = await renderChart();
+  const rendered = await renderChart(opts.chart);
   const webhookKubeconfig = await installIdentity(admin, cp, rendered);
   const started: WebhookProcess[] = [];
 
