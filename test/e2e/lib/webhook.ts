@@ -227,7 +227,8 @@ export async function serve(opts: ServeOptions): Promise<WebhookProcess> {
         if (code !== undefined) throw new Error(`${opts.name} exited (${code}); see ${proc.logFile}`);
         return running.ready();
       },
-      60_000,
+      // Only tells a hang from a slow start: at load 35 a start with its informers took over 60 s.
+      180_000,
       200,
     );
   }

@@ -19,7 +19,11 @@ For each case it creates the case's state as gardener-controller-manager (a user
 matchConditions exempt, so the webhook never judges the setup): the parent CloudProfile, the
 NamespacedCloudProfiles, the Shoots (with the Project, CredentialsBinding and extension
 registrations gardener-apiserver requires of a Shoot, and the region, networking and credentials
-the case leaves out), and the old object of an UPDATE or DELETE. Then it applies the case's write
+the case leaves out), and the old object of an UPDATE or DELETE. What an object carries beyond its
+spec is set up as the case has it: finalizers (Gardener's own too) and owner references as they
+are, a deletionTimestamp made real (a finalizer of the replay's, then a delete), a Shoot's status
+through its status subresource; managedFields (the API server's) and a NamespacedCloudProfile's
+status (its controller's) are noted instead. Then it applies the case's write
 with kubectl as an admin: create, replace (the stored resourceVersion added) or delete. It records
 allowed or denied, kubectl's message, the stored object, and who denied: our webhook (kubectl says
 'admission webhook "…version-policy.gardener.cloud" denied the request') or Gardener itself.
@@ -44,7 +48,11 @@ before now). No case instant lies within a minute of its now except on it.
                       policy change), write the record back and, with --parity, the table
 
 A case matches when the outcome agrees with its expectation and every expected rule ID is in the
-denial. Exit code: 0 all matched, 1 a mismatch, 2 usage or setup error.
+denial. One case never stops the run: what could not be set up or cleaned up after it is printed
+under its line ("setup: ..."), and a case whose write could not run is a mismatch. The clean-up
+after each case removes every finalizer (Gardener's on a Shoot once the Shoot's status says, as
+gardenlet's would, that its deletion succeeded). Exit code: 0 all matched, 1 a mismatch, 2 a
+usage error or a control plane that did not start.
 Needs E2E_BIN (test/e2e/build-binaries.sh), E2E_GARDENER (test/e2e/build-gardener.sh) and a built
 dist/ (npm run build); test/e2e/replay.sh, which npm run replay runs, provides all three.`;
 
@@ -145,6 +153,7 @@ async function main(): Promise<number> {
       let plane: Plane | undefined;
       try {
         plane = await prepare(g, ofGate);
+        for (const n of plane.landscapeNotes) log(`setup (gate ${gate ? 'on' : 'off'}): ${n}`);
         for (const withWebhook of modes) {
           const t1 = Date.now();
           if (withWebhook) await register(plane);
@@ -210,7 +219,7 @@ async function main(): Promise<number> {
     const failed = summaries.reduce((n, s) => n + s.mismatched, 0);
     const total = summaries.reduce((n, s) => n + s.cases, 0);
     log(`replay took ${Math.round((Date.now() - started) / 1000)} s`);
-    console.log(`gardener: ${total - failed} passed, ${failed} failed`);
+    log(`gardener: ${total - failed} passed, ${failed} failed`); // on stderr with --output json: stdout is the JSON
   }
   return summaries.some((s) => s.mismatched > 0) ? 1 : 0;
 }

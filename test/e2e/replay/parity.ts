@@ -4,7 +4,7 @@
 import type { PolicyCase } from '../../helpers/cases.js';
 import { caseInput } from '../../helpers/cases.js';
 import { decide } from '../../helpers/objects.js';
-import type { CaseResult, ReplayCase } from './cases.js';
+import { gateOf, type CaseResult, type ReplayCase } from './cases.js';
 
 export interface Verdict {
   allowed: boolean;
@@ -39,7 +39,9 @@ export interface ParityRecord {
 export function offlineCheck(cases: readonly ReplayCase[]): Map<string, Verdict> {
   const out = new Map<string, Verdict>();
   for (const c of cases) {
-    const d = decide(caseInput(c as unknown as PolicyCase, true));
+    // A case file may leave out what a case has none of (its Shoots, its feature gates).
+    const whole = { ...c, shoots: c.shoots ?? [], featureGates: { VersionClassificationLifecycle: gateOf(c) } };
+    const d = decide(caseInput(whole as unknown as PolicyCase, true));
     out.set(c.id, { allowed: d.allowed, rules: [...new Set(d.violations.map((v) => v.rule))].sort() });
   }
   return out;

@@ -7,7 +7,15 @@ import { stringify } from 'yaml';
 import { waitFor } from '../lib/control-plane.js';
 import type { GardenerPlane } from '../lib/gardener.js';
 import { Kubectl } from '../lib/kubectl.js';
-import { installIdentity, pointedAt, renderChart, serve, type Rendered, type WebhookProcess } from '../lib/webhook.js';
+import {
+  installIdentity,
+  pointedAt,
+  renderChart,
+  serve,
+  type K8sObject,
+  type Rendered,
+  type WebhookProcess,
+} from '../lib/webhook.js';
 import {
   deniedBy,
   expectedOf,
@@ -19,7 +27,7 @@ import {
   type Got,
   type ReplayCase,
 } from './cases.js';
-import { cleanUp, prepareLandscape, replace, setUp, writable } from './setup.js';
+import { cleanUp, prepareLandscape, replace, setUp, writable, written } from './setup.js';
 
 /** A user the chart's matchConditions exempt (gardener-controller-manager): its writes reach no webhook. */
 export const EXEMPT_USER = 'system:serviceaccount:garden:gardener-controller-manager';
@@ -44,6 +52,8 @@ export interface Plane {
   exempt: Kubectl;
   rendered: Rendered;
   webhook: WebhookProcess;
+  /** What the landscape (namespaces, Projects, registrations) could not hold. */
+  landscapeNotes: string[];
 }
 
 /** The chart's identity and `version-policy serve` (at the plane's gate) on a Gardener control plane. */
@@ -51,7 +61,7 @@ export async function prepare(g: GardenerPlane, cases: readonly ReplayCase[]): P
   const admin = new Kubectl(g.adminKubeconfig);
   // Here that user has no RBAC of its own (no gardener-controller-manager runs): system:masters stands in.
   const exempt = new Kubectl(g.adminKubeconfig, [`--as=${EXEMPT_USER}`, '--as-group=system:masters']);
-  await prepareLandscape(admin, cases);
+  const landscapeNotes = await prepareLandscape(admin, cases);
   const rendered = await renderChart();
   const kubeconfig = await installIdentity(admin, g, rendered);
   const webhook = await serve({
@@ -62,7 +72,7 @@ export async function prepare(g: GardenerPlane, cases: readonly ReplayCase[]): P
     tls: 'files',
     config: { featureGates: { VersionClassificationLifecycle: g.lifecycleGate } },
   });
-  return { g, admin, exempt, rendered, webhook };
+  return { g, admin, exempt, rendered, webhook, landscapeNotes };
 }
 
 async function requests(w: WebhookProcess): Promise<number> {
@@ -126,8 +136,8 @@ async function applyWrite(p: Plane, c: ReplayCase): Promise<Got> {
   const ns = target.metadata.namespace ? ['-n', target.metadata.namespace] : [];
   let res: { code: number; stdout: string; stderr: string };
   if (c.operation === 'CREATE')
-    res = await p.admin.run(['create', '-f', '-', '-o', 'json'], stringify(writable(c.object!)));
-  else if (c.operation === 'UPDATE') res = await replace(p.admin, writable(c.object!), ['-o', 'json']);
+    res = await p.admin.run(['create', '-f', '-', '-o', 'json'], stringify(written(c, c.object!)));
+  else if (c.operation === 'UPDATE') res = await replace(p.admin, written(c, c.object!), ['-o', 'json']);
   else {
     if (c.kind === 'Shoot')
       await p.exempt.run([
@@ -148,7 +158,13 @@ async function applyWrite(p: Plane, c: ReplayCase): Promise<Got> {
   return { allowed, rules: allowed ? [] : rulesIn(message), message, stored };
 }
 
-/** Replays every case (of this plane's gate) and cleans up after each. */
+const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).trim().replace(/\s*\n\s*/g, ' ');
+
+/**
+ * Replays every case (of this plane's gate) and cleans up after each. One case never stops the
+ * run: what could not be set up, written or cleaned is in that case's setupNotes, and a case whose
+ * write did not run is a mismatch.
+ */
 export async function replayAll(
   p: Plane,
   cases: readonly ReplayCase[],
@@ -159,11 +175,36 @@ export async function replayAll(
   for (const original of cases) {
     const { c, shiftMs } = shifted(original, Date.now(), withWebhook ? 0 : GARDENER_ALONE_LEAD_MS);
     const farFuture = new Date(Date.now() + 10 * 365 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const setup = await setUp(p.exempt, c, farFuture);
-    if (withWebhook) await cached(p.webhook, setup.counts);
-    const got = await applyWrite(p, c);
+    const notes: string[] = [];
+    // What the clean-up may have to bring back (a profile a Shoot still names): the case's own
+    // profiles, unless the setup says what it created.
+    let created: K8sObject[] = [c.parentCloudProfile, c.kind === 'Shoot' ? undefined : c.oldObject]
+      .filter((o): o is K8sObject => o?.kind === 'CloudProfile')
+      .map(writable);
+    try {
+      const setup = await setUp(p.exempt, c, farFuture);
+      notes.push(...setup.notes);
+      created = setup.created;
+      if (withWebhook) await cached(p.webhook, setup.counts);
+    } catch (err) {
+      notes.push(`not set up whole: ${oneLine(err)}`);
+    }
+    let got: Got;
+    let ran = true;
+    try {
+      got = await applyWrite(p, c);
+    } catch (err) {
+      ran = false;
+      got = { allowed: false, rules: [], message: `the write did not run: ${oneLine(err)}` };
+      notes.push(got.message);
+    }
     const expected = expectedOf(original, withWebhook);
-    const denier = deniedBy(got.allowed, got.message);
+    const denier = ran ? deniedBy(got.allowed, got.message) : null;
+    notes.push(...(await cleanUp(p.exempt, created)).map((n) => `cleanup: ${n}`));
+    if (withWebhook)
+      await cached(p.webhook, { CloudProfile: 0, NamespacedCloudProfile: 0, Shoot: 0 }).catch((err: unknown) =>
+        notes.push(`cleanup: ${oneLine(err)}`),
+      );
     const result: CaseResult = {
       id: original.id,
       ...(original.rule ? { rule: original.rule } : {}),
@@ -173,14 +214,12 @@ export async function replayAll(
       expected,
       got,
       deniedBy: denier,
-      matched: matches(expected, got, denier),
+      matched: ran && matches(expected, got, denier),
       shiftMs,
-      setupNotes: setup.notes,
+      setupNotes: notes,
     };
     results.push(result);
     onCase?.(result);
-    await cleanUp(p.exempt, setup.created);
-    if (withWebhook) await cached(p.webhook, { CloudProfile: 0, NamespacedCloudProfile: 0, Shoot: 0 });
   }
   return results;
 }
