@@ -8,6 +8,7 @@ import { objectKey, type ProfileRef, type Shoot } from '../api/types.js';
 import type { ForecastEvent } from '../gardener/forecast/types.js';
 import type { ShootChain } from '../report/step-marks.js';
 import { interner } from '../util/intern.js';
+import { Periodic } from '../util/periodic.js';
 import {
   fleetForecast,
   type FleetForecastDone,
@@ -78,14 +79,17 @@ export interface ForecastRefreshOptions {
 
 export class ForecastRefresher {
   private last: ForecastSummary | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<ForecastSummary | undefined> | undefined;
+  private readonly periodic: Periodic<ForecastSummary | undefined>;
   private stopped = false;
   /** When the refresher was made (server clock): the age before the first forecast counts from here. */
   readonly since: number;
 
   constructor(private readonly opts: ForecastRefreshOptions) {
     this.since = opts.now();
+    this.periodic = new Periodic({
+      run: () => this.compute(),
+      delayAfter: (o) => (o.ok && o.value ? (opts.intervalMs ?? REFRESH_MS) : RETRY_MS),
+    });
   }
 
   /** The last forecast's counts; undefined until the first has finished. */
@@ -94,31 +98,17 @@ export class ForecastRefresher {
   }
 
   start(): void {
-    this.schedule(0);
+    this.periodic.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.periodic.stop();
   }
 
   /** One refresh now (one at a time); undefined while the state has not synced. */
   refresh(): Promise<ForecastSummary | undefined> {
-    this.running ??= this.compute().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.refresh().then(
-        (s) => this.schedule(s ? (this.opts.intervalMs ?? REFRESH_MS) : RETRY_MS),
-        () => this.schedule(RETRY_MS),
-      );
-    }, ms);
-    // The refresh never keeps the process alive on its own.
-    this.timer.unref();
+    return this.periodic.runNow();
   }
 
   private async compute(): Promise<ForecastSummary | undefined> {

@@ -18,6 +18,7 @@ import type { ReportApi, Stored } from './report-api.js';
 import type { ReportMetrics } from './metrics.js';
 import { runSliced } from './sliced.js';
 import { jsonEqual } from '../../util/json-equal.js';
+import { Periodic } from '../../util/periodic.js';
 
 /** The longest the audit holds the event loop at a stretch; a review's budget is 50 ms. */
 export const SLICE_MS = 10;
@@ -69,41 +70,33 @@ export type RunOutcome =
   | { outcome: 'written'; findings: number; reports: number; writes: number; audit: AuditStats };
 
 export class ReportWriter {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<RunOutcome> | undefined;
+  private readonly periodic: Periodic<RunOutcome>;
   private stopped = false;
 
-  constructor(private readonly opts: WriterOptions) {}
+  constructor(private readonly opts: WriterOptions) {
+    this.periodic = new Periodic({
+      run: () => this.run(),
+      delayAfter: (o) => {
+        if (o.ok) return o.value.outcome === 'written' ? opts.config.reports.intervalSeconds * 1000 : RETRY_MS;
+        opts.metrics?.failures.inc({ stage: 'write' });
+        opts.logger?.warn({ err: o.error }, 'policy reports not written; retrying');
+        return RETRY_MS;
+      },
+    });
+  }
 
   start(): void {
-    this.schedule(0);
+    this.periodic.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.periodic.stop();
   }
 
   /** One audit and write now (one at a time). */
   runOnce(): Promise<RunOutcome> {
-    this.running ??= this.run().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.runOnce().then(
-        (r) => this.schedule(r.outcome === 'written' ? this.opts.config.reports.intervalSeconds * 1000 : RETRY_MS),
-        (err: unknown) => {
-          this.opts.metrics?.failures.inc({ stage: 'write' });
-          this.opts.logger?.warn({ err }, 'policy reports not written; retrying');
-          this.schedule(RETRY_MS);
-        },
-      );
-    }, ms);
-    this.timer.unref();
+    return this.periodic.runNow();
   }
 
   private async run(): Promise<RunOutcome> {
