@@ -370,3 +370,45 @@ t.test('two replicas: only the Lease holder writes; killed, the other takes over
   t.ok((await writes(standby)) >= 1, 'written by the new holder');
   t.equal(await standby.sample('version_policy_reports_failures_total'), 0);
 });
+
+t.test('a holder that cannot renew (SIGSTOP) is replaced, and on waking writes nothing', async (t) => {
+  // The holder now is the replica that took over above; a third joins as the standby.
+  const alive = [...replicas.filter((w) => w.proc.child.exitCode === null && w.proc.child.signalCode === null)];
+  alive.push(await replica('replica-c'));
+  const holder = await holderOf(alive);
+  const standby = alive.find((w) => w !== holder)!;
+  const wrote = await writes(holder);
+  const last = (await lease())!;
+
+  holder.proc.child.kill('SIGSTOP');
+  try {
+    const taken = await waitFor(
+      'the third replica takes the Lease from the paused one',
+      async () => {
+        const now = await lease();
+        return now?.holderIdentity && now.holderIdentity !== last.holderIdentity ? now : undefined;
+      },
+      120_000,
+      250,
+    );
+    t.ok(Date.parse(taken.acquireTime!) - Date.parse(last.renewTime!) >= LEASE_S * 1000, 'not before it ran out');
+    // A finding made while the old holder sleeps: only the new one may write it.
+    await suite.seed([breaking('e2e-while-paused')]);
+  } finally {
+    holder.proc.child.kill('SIGCONT');
+  }
+  await waitFor('the woken replica sees it lost the Lease', async () => (await leader(holder)) === 0, 60_000, 250);
+  const next = (await reportWhere(
+    'the new holder reports e2e-while-paused',
+    undefined,
+    (r) => about(r, 'e2e-while-paused').length > 0,
+  )) as StoredReport;
+  t.same(about(next, 'e2e-while-paused').map(keyOf), [
+    'LATEST-NO-EXPIRY spec.kubernetes.versions[0].expirationDate CloudProfile/e2e-while-paused',
+  ]);
+  t.ok((await writes(standby)) >= 1, 'written by the new holder');
+  t.equal(await writes(holder), wrote, 'the woken replica wrote nothing');
+  t.equal(await leader(standby), 1);
+  t.ok((await standby.sample('version_policy_reports_leadership_changes_total', { to: 'leader' })) >= 1);
+  t.ok((await holder.sample('version_policy_reports_leadership_changes_total', { to: 'standby' })) >= 1);
+});
