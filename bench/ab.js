@@ -2,9 +2,12 @@
 // older build, in rotating order on the same reviews, in one run. Prints each server's req/s per
 // round and its median ratio to the baseline of the same rounds.
 //
-//   node bench/ab.js [--shapes a,d,g] [--before DIR] [--rounds 5] [--seconds 3] [--paced]
+//   node bench/ab.js [--shapes a,d,g] [--before DIR] [--rounds 5] [--seconds 3] [--paced] [--config JSON]
+//                    [--also NAME=JSON]...
 //
 // DIR is a copy of an older dist/ (e.g. `cp -r dist /tmp/dist-before`), run as DIR/cli/main.js.
+// --config: keys merged into ours' config (e.g. '{"forecast":{"warn":false}}'); an older build may
+// not know them. --also: one more `serve` from dist/ with these keys, named NAME, in the same rotation.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { client, scenarios, verify } from './load.js';
@@ -17,6 +20,10 @@ const rounds = Number(opt('--rounds', 5));
 const durationS = Number(opt('--seconds', 3));
 const before = opt('--before');
 const paced = args.includes('--paced');
+const config = JSON.parse(opt('--config', '{}'));
+// A state of 20,000 Shoots takes a while to load on a busy machine.
+const timeoutMs = 300_000;
+const also = args.flatMap((a, i) => (a === '--also' ? [args[i + 1]] : [])).map((x) => x.split(/=(.*)/s));
 const { state, reviews } = scenarios();
 const shapes = opt('--shapes', Object.keys(reviews).join(',')).split(',');
 
@@ -25,8 +32,10 @@ const stateFile = await writeState(certs.dir, 'state.yaml', state);
 const servers = {};
 try {
   servers.base = await startBaseline(certs);
-  servers.ours = await startOurs(certs, stateFile);
-  if (before) servers.before = await startOurs(certs, stateFile, { main: join(before, 'cli/main.js') });
+  servers.ours = await startOurs(certs, stateFile, { config, timeoutMs });
+  for (const [name, extra] of also)
+    servers[name] = await startOurs(certs, stateFile, { config: JSON.parse(extra), timeoutMs });
+  if (before) servers.before = await startOurs(certs, stateFile, { main: join(before, 'cli/main.js'), timeoutMs });
   const names = Object.keys(servers);
   for (const key of shapes) {
     const sc = reviews[key];

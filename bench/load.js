@@ -69,13 +69,23 @@ export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
   const annotated = structuredClone(shoot);
   annotated.metadata.annotations['gardener.cloud/operation'] = 'reconcile';
   annotated.metadata.resourceVersion = '123457';
+  // The plain-versions profile with Shoots of its own: one of its versions in use, removed.
+  const plainProfile = plainCloudProfile();
+  const plainVersions = plainProfile.spec.kubernetes.versions.map((v) => v.version);
+  const plainPinned = plainVersions[Math.floor(plainVersions.length / 2)];
+  const plainPopulation = shoots(plainProfile, 10_000, { pinnedVersion: plainPinned, pinned: 10, seed: 11 }).map(
+    (s) => {
+      s.metadata.name = `plain-${s.metadata.name}`;
+      return s;
+    },
+  );
   const created = structuredClone(shoot);
   created.metadata.name = 'shoot-new';
   delete created.metadata.uid;
   delete created.metadata.resourceVersion;
   delete created.metadata.generation;
   return {
-    state: [small, big, plainCloudProfile(), ...population],
+    state: [small, big, plainProfile, ...population, ...plainPopulation],
     reviews: {
       a: {
         title: '(a) small CloudProfile UPDATE, allowed',
@@ -118,6 +128,17 @@ export function scenarios(now = Math.floor(Date.now() / DAY_MS) * DAY_MS) {
         path: '/validate',
         expect: 'allowed',
         review: plainUpdate(),
+      },
+      h: {
+        title: '(h) realistic profile with plain versions, in-use version removed, denied (10,000 Shoots)',
+        path: '/validate',
+        expect: 'denied',
+        review: review({
+          uid: 'h',
+          operation: 'UPDATE',
+          object: removeVersion(plainProfile, plainPinned),
+          oldObject: plainProfile,
+        }),
       },
     },
   };

@@ -6,6 +6,7 @@
 // single reviews that ran without a GC in between).
 //
 //   node bench/review-alloc.js [--shapes a,d] [--rounds 7] [--before DIR]   (DIR: an older dist/)
+//                              [--also NAME=JSON]...  (dist/ again, with these config keys)
 //
 // With --before, the older build runs in the same process, in alternating rounds, on the same
 // inputs: the A/B of an optimisation in-process, without the noise of TLS and the load generator.
@@ -23,12 +24,12 @@ async function pipeline(dist) {
       load,
     ),
   );
-  return { decodeBody, admit, reviewResponse, staticState, defaultConfig };
+  return { decodeBody, admit, reviewResponse, staticState, config: defaultConfig() };
 }
 
 function reviewer(p, state, sc) {
   const bytes = Buffer.from(JSON.stringify(sc.review));
-  const ctx = { now: Date.now(), config: p.defaultConfig(), state };
+  const ctx = { now: Date.now(), config: p.config, state };
   const webhook = sc.path.slice(1);
   return () => {
     const d = p.decodeBody(bytes, HEADERS);
@@ -88,10 +89,16 @@ export async function runReviewCost({
   before,
   shapes,
   rounds = 7,
+  also = [],
   log = () => {},
 } = {}) {
   const { state, reviews } = scenarios();
   const builds = { ours: await pipeline(dist), ...(before ? { before: await pipeline(before) } : {}) };
+  for (const [name, extra] of also) {
+    const p = await pipeline(dist);
+    const { resolveConfig } = await import(pathToFileURL(`${dist}/config.js`).href);
+    builds[name] = { ...p, config: resolveConfig(JSON.parse(extra)) };
+  }
   const states = Object.fromEntries(Object.entries(builds).map(([k, p]) => [k, p.staticState(state)]));
   const out = {};
   for (const [key, sc] of Object.entries(reviews)) {
@@ -120,6 +127,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     before: opt('--before'),
     shapes: opt('--shapes')?.split(','),
     rounds: Number(opt('--rounds') ?? 7),
+    also: args.flatMap((a, i) => (a === '--also' ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
     log: console.log,
   });
 }

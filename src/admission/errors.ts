@@ -75,6 +75,11 @@ export const ERRORS = {
     (method: string, url: string) =>
       `${bounded(method)} is not allowed on ${bounded(url)}; send the AdmissionReview with POST`,
   ),
+  BODY_UNREAD: define(
+    503,
+    'ServiceUnavailable',
+    (detail: string) => `the request body could not be read now (${detail}); retry`,
+  ),
   INTERNAL: define(500, 'InternalError', (detail: string) => `internal error: ${detail}`),
 } as const;
 

@@ -35,6 +35,8 @@ export interface AdmissionContext {
    * Never rejects: an answer it cannot give is `unavailable`.
    */
   forecast?: () => Promise<ForecastAnswer>;
+  /** The request as toPolicyRequest maps it, when that ran already (the server's body worker). */
+  mapped?: MappedRequest;
 }
 
 export interface AdmissionOutcome {
@@ -106,7 +108,7 @@ function judge(
       judged: NO_WARNINGS,
     };
 
-  const mapped: MappedRequest = toPolicyRequest(req);
+  const mapped: MappedRequest = ctx.mapped ?? toPolicyRequest(req);
   if (mapped.outcome === 'unpoliced')
     return { response: allowed(uid, [mapped.warning]), rules: [], judged: { allWarnings: [mapped.warning] } };
   if (mapped.outcome === 'malformed') {

@@ -39,6 +39,12 @@ export interface ClusterState {
   /** How many Shoots on `ref` use a machine-image version in some pool, not counting deleting ones. O(1). */
   machineImageVersionShootCount(ref: ProfileRef, image: string, version: string): number;
 
+  /**
+   * Every version Shoots on `ref` use (deleting ones included): a Kubernetes version, or an image's
+   * version. O(answer): what a removal too long to walk is checked against (IN-USE).
+   */
+  versionsInUse(ref: ProfileRef): Iterable<{ image?: string; version: string }>;
+
   /** Every Shoot, for whole-state reports (`explain`); not for the admission path. */
   allShoots(): Iterable<Shoot>;
   /** Every CloudProfile and NamespacedCloudProfile, for whole-state reports. */
@@ -59,6 +65,7 @@ export const EMPTY_STATE: ClusterState = {
   machineImageUsers: none,
   kubernetesVersionShootCount: () => 0,
   machineImageVersionShootCount: () => 0,
+  versionsInUse: none,
   allShoots: none,
   allProfiles: none,
 };

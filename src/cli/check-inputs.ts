@@ -131,14 +131,16 @@ async function isDirectory(path: string): Promise<boolean> {
  */
 export async function readOld(sources: readonly string[], opts: ReadOptions, io: InputStreams): Promise<ParsedFile> {
   return merged(
-    await inOrder(sources.map(async (s) => parsed(await oldText(s, io), { ...opts, allowEmptyList: true }))),
+    await inOrder(
+      sources.map(async (s) => parsed(await oldText(s, io), { ...opts, allowEmptyList: true, stored: true })),
+    ),
   );
 }
 
 /** --state files: only objects of our kinds, and an empty List stands for "none". Always synced. */
 export async function readState(files: readonly string[]): Promise<ClusterState> {
   const parsedFiles = await inOrder(
-    files.map(async (f) => parsed({ name: f, text: await readSourceText(f) }, { allowEmptyList: true })),
+    files.map(async (f) => parsed({ name: f, text: await readSourceText(f) }, { allowEmptyList: true, stored: true })),
   );
   return staticState(parsedFiles.flatMap((f) => f.objects.map((o) => o.object)));
 }

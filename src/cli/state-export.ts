@@ -81,7 +81,7 @@ export function renderState(objects: readonly PolicedObject[]): string {
 
 async function fromFiles(files: readonly string[]): Promise<PolicedObject[]> {
   try {
-    return (await readObjectFiles(files, { allowEmptyList: true })).map((o) => o.object);
+    return (await readObjectFiles(files, { allowEmptyList: true, stored: true })).map((o) => o.object);
   } catch (err) {
     if (err instanceof InputError)
       throw new UsageError(err.message, {

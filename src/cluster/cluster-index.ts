@@ -153,6 +153,10 @@ export class ClusterIndex implements ClusterState {
     return this.shoots.machineImageVersionShootCount(ref, image, version);
   }
 
+  versionsInUse(ref: ProfileRef): Iterable<{ image?: string; version: string }> {
+    return this.shoots.versionsInUse(ref);
+  }
+
   machineImageUsers(ref: ProfileRef, image: string): VersionUse[] {
     return this.shoots.machineImageUsers(ref, image);
   }

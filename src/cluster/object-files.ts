@@ -70,6 +70,12 @@ export interface ParsedFile {
 export interface ReadOptions {
   /** Namespace for namespaced objects that name none (kubectl's default). */
   defaultNamespace?: string;
+  /**
+   * The objects are stored already (a --state file, the old side of `check`): not held to the
+   * limits, as the informers' objects are not. A landscape's stored profile may be past them, and
+   * `state export` writes it as it is.
+   */
+  stored?: boolean;
   /** A document of another kind (a ConfigMap, a Secret) is an error (the default) or skipped and reported. */
   otherKinds?: 'error' | 'skip';
   /**
@@ -313,7 +319,7 @@ function checked(value: unknown, file: string, at: Locator, opts: ReadOptions): 
   if (kind !== 'CloudProfile' && isRecord(meta) && meta.namespace === undefined) {
     meta.namespace = opts.defaultNamespace ?? 'default';
   }
-  const parsed = parsePolicedObject(kind, value);
+  const parsed = parsePolicedObject(kind, value, opts.stored ? { limits: false } : {});
   if (!parsed.ok) {
     const name = isRecord(meta) && typeof meta.name === 'string' ? ` ${JSON.stringify(meta.name)}` : '';
     const errors = parsed.errors.map((e) => withQuotingHint(e, at));

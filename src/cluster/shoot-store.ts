@@ -165,6 +165,17 @@ export class ShootStore {
     return this.users.get(profileRefKey(ref))?.get(imageKey(image, version))?.live ?? 0;
   }
 
+  *versionsInUse(ref: ProfileRef): Iterable<{ image?: string; version: string }> {
+    for (const key of this.users.get(profileRefKey(ref))?.keys() ?? []) {
+      // The bucket keys of k8sKey and imageKey.
+      if (key.startsWith('k8s\u0000')) yield { version: key.slice(4) };
+      else {
+        const cut = key.indexOf('\u0000', 4);
+        yield { image: key.slice(4, cut), version: key.slice(cut + 1) };
+      }
+    }
+  }
+
   machineImageUsers(ref: ProfileRef, image: string): VersionUse[] {
     const versions = this.imageVersions.get(profileRefKey(ref))?.get(image);
     if (!versions) return [];

@@ -10,6 +10,6 @@ export function staticState(objects: Iterable<PolicedObject>): ClusterIndex {
 }
 
 export async function loadStaticState(files: readonly string[]): Promise<ClusterIndex> {
-  const sourced = await readObjectFiles(files);
+  const sourced = await readObjectFiles(files, { stored: true });
   return staticState(sourced.map((s) => s.object));
 }

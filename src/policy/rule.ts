@@ -12,6 +12,7 @@ import type {
 } from '../api/types.js';
 import type { ProfileEntries } from '../gardener/version-uses.js';
 import type { ForecastCondition } from '../gardener/forecast/profile-change.js';
+import type { SortedStrings } from '../util/sorted-strings.js';
 
 /** What of the config a review reads besides the rules' switches. */
 export interface ReviewSettings {
@@ -28,10 +29,32 @@ export interface PolicyRequest {
   namespace?: string;
   /** The object to be stored (CREATE, UPDATE). */
   object?: PolicedObject;
-  /** The stored object (UPDATE, DELETE). */
+  /** The stored object (UPDATE, DELETE), or what the webhook read of it (`stored`). */
   oldObject?: PolicedObject;
+  /** Set when `oldObject` is what the webhook read of the stored object, not all of it (admission/stored.ts). */
+  stored?: StoredRead;
   dryRun: boolean;
   user?: string;
+}
+
+/** What was decided on the whole stored object of an UPDATE, where `oldObject` holds only part of it. */
+export interface StoredRead {
+  /** Whether the stored spec, and the metadata, equal the object's (a NamespacedCloudProfile's). */
+  sameSpec?: boolean;
+  sameMetadata?: boolean;
+  /** The versions the UPDATE removes, as names only: `oldObject` then lists only the versions the object keeps. */
+  removed?: RemovedVersions;
+}
+
+/** What a profile UPDATE removes, by name: too many to read whole (STORED_READ). */
+export interface RemovedVersions {
+  /** Entries and whole images removed. */
+  count: number;
+  kubernetes: SortedStrings;
+  /** `image\u0000version` of each removed image version. */
+  imageVersions: SortedStrings;
+  /** Images removed whole. */
+  images: SortedStrings;
 }
 
 interface ContextBase {

@@ -21,6 +21,8 @@ import type { AdmissionRequest, AdmissionReviewResponse } from '../admission/rev
 import type { Config } from '../config.js';
 import type { ForecastAnswer } from '../policy/warnings/forecast.js';
 import { REVIEW_KIND } from '../admission/review.js';
+import type { MappedRequest } from '../admission/request.js';
+import type { BodyWorker } from './body-worker.js';
 import { admissionLogger, loggable, boxedNumber, type AdmissionLine } from './logging.js';
 import type { WebhookMetrics } from './metrics.js';
 import { kindLabel, operationLabel } from './metrics.js';
@@ -39,6 +41,8 @@ export interface AdmissionRouteOptions {
   context: () => AdmissionContext;
   /** The most bytes an encoded body may decode to while we look for its uid (the body limit). */
   bodyLimit: number;
+  /** Decodes and maps big bodies off the event loop; without it they are parsed here, in pieces. */
+  bodyWorker?: BodyWorker;
   /** Makes a review's forecast off the event loop, from its bytes; without it, the forecast runs in the review. */
   forecaster?: ReviewForecaster;
 }
@@ -52,6 +56,9 @@ export interface ReviewForecaster {
     config: Config;
   }): Promise<ForecastAnswer>;
 }
+
+/** A decoded body; one the body worker decoded carries its request mapped already. */
+type ReadBody = (Extract<DecodedBody, { ok: true }> & { mapped?: MappedRequest }) | Extract<DecodedBody, { ok: false }>;
 
 /** What the handler leaves on the request for the onResponse hook: the outcome and the labels. */
 interface ReviewRecord {
@@ -118,7 +125,7 @@ const loggedWarnings = (warnings: readonly string[]): string[] =>
 
 const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
-const NO_BODY: DecodedBody = { ok: false, error: webhookError('BODY_EMPTY') };
+const NO_BODY: ReadBody = { ok: false, error: webhookError('BODY_EMPTY') };
 
 export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRouteOptions): void {
   const { metrics } = opts;
@@ -138,8 +145,18 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
     if (opts.forecaster) req.bodyBytes = bytes;
     const plain = contentCodings(headers.contentEncoding).length === 0;
     if (plain && bytes.length <= INCREMENTAL_BODY_BYTES) return done(null, decodeBody(bytes, headers));
-    // A big body is parsed in pieces, never blocking the loop for long (issue 13).
-    (plain ? decodeBodyIncrementally(bytes, headers) : decodeEncodedBody(bytes, headers, opts.bodyLimit)).then(
+    // A big body is decoded and mapped in the body worker (issue 34); without one, parsed here in
+    // pieces, never blocking the loop for long (issue 13).
+    const worker = opts.bodyWorker;
+    const read: Promise<ReadBody> = worker
+      ? worker.decode(bytes, headers).then(
+          ({ decoded, mapped }) => (mapped && decoded.ok ? { ...decoded, mapped } : decoded),
+          (err: Error) => ({ ok: false, error: webhookError('BODY_UNREAD', err.message) }),
+        )
+      : plain
+        ? decodeBodyIncrementally(bytes, headers)
+        : decodeEncodedBody(bytes, headers, opts.bodyLimit);
+    read.then(
       (decoded) => done(null, decoded),
       (err: Error) => done(err, undefined),
     );
@@ -170,7 +187,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
         done();
       },
       handler: (req: FastifyRequest): AdmissionReviewResponse | Promise<AdmissionReviewResponse> => {
-        const decoded = (req.body as DecodedBody | undefined) ?? NO_BODY;
+        const decoded = (req.body as ReadBody | undefined) ?? NO_BODY;
         if (!decoded.ok) {
           const { identity, error } = decoded;
           if (!identity) throw error;
@@ -209,6 +226,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, opts: AdmissionRou
           };
           return reviewResponse(review, outcome.response);
         };
+        if (decoded.mapped) context.mapped = decoded.mapped;
         const outcome = admit(webhook, request, decoded.problems, context);
         return outcome instanceof Promise ? outcome.then(answered) : answered(outcome);
       },

@@ -23,6 +23,7 @@ import type { RuleId } from '../policy/decision.js';
 import type { Rule } from '../policy/rule.js';
 import type { WarningCheck } from '../policy/warnings/index.js';
 import { registerAdmissionRoutes, type ReviewForecaster } from './admission-routes.js';
+import { BodyWorker } from './body-worker.js';
 import {
   applyConnectionLimits,
   TLS_CIPHERS,
@@ -68,6 +69,8 @@ export interface ServerOptions {
   forecaster?: ReviewForecaster;
   /** How often the event-loop watchdog records its window's maximum (ms); tests shorten it. */
   eventLoopWindowMs?: number;
+  /** False: big bodies are parsed on the event loop in pieces, not in the body worker (tests compare the two). */
+  bodyWorker?: false;
 }
 
 export interface WebhookServer {
@@ -142,11 +145,14 @@ export function buildServer(opts: ServerOptions): WebhookServer {
     answerError(notFound(req, pagesHere ? undefined : config.server), req, reply, config.server.bodyLimitBytes),
   );
 
+  const bodyWorker =
+    opts.bodyWorker === false ? undefined : new BodyWorker({ bodyLimit: config.server.bodyLimitBytes, logger });
   registerAdmissionRoutes(app, {
     metrics,
     logger,
     bodyLimit: config.server.bodyLimitBytes,
     ...(opts.forecaster ? { forecaster: opts.forecaster } : {}),
+    ...(bodyWorker ? { bodyWorker } : {}),
     context: () => ({
       now: now(),
       config,
@@ -169,9 +175,9 @@ export function buildServer(opts: ServerOptions): WebhookServer {
   }
 
   let watchdog: EventLoopWatchdog | undefined;
-  app.addHook('onClose', (_app, done) => {
+  app.addHook('onClose', async () => {
     watchdog?.stop();
-    done();
+    await bodyWorker?.stop();
   });
 
   return {

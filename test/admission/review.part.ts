@@ -3,7 +3,7 @@
 import t from '../helpers/parts.js';
 import { decodeReview, type AdmissionRequest } from '../../src/admission/review.js';
 import { toPolicyRequest } from '../../src/admission/request.js';
-import { cloudProfile, shoot } from '../helpers/objects.js';
+import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 import { review } from '../helpers/server.js';
 
 t.test('a complete review decodes with no problems', async (t) => {
@@ -47,6 +47,13 @@ t.test('a request maps onto a PolicyRequest with operation, names, dryRun and us
   const sh = shoot({ name: 'dev', namespace: 'garden-dev' });
   const req = review({ operation: 'UPDATE', object: sh, oldObject: sh, dryRun: true, user: 'alice' })
     .request as unknown as AdmissionRequest;
+  // Of the stored Shoot, what the rules read (stored.ts): its version and the pools the object keeps.
+  const read = {
+    apiVersion: sh.apiVersion,
+    kind: 'Shoot',
+    metadata: { name: 'dev', namespace: 'garden-dev' },
+    spec: { kubernetes: { version: sh.spec.kubernetes.version }, provider: { workers: sh.spec.provider!.workers } },
+  };
   t.same(toPolicyRequest(req), {
     outcome: 'policed',
     request: {
@@ -55,20 +62,67 @@ t.test('a request maps onto a PolicyRequest with operation, names, dryRun and us
       name: 'dev',
       namespace: 'garden-dev',
       object: sh,
-      oldObject: sh,
+      oldObject: read,
       dryRun: true,
       user: 'alice',
     },
   });
   const del = review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }) })
     .request as unknown as AdmissionRequest;
-  t.match(toPolicyRequest(del), {
+  t.same(toPolicyRequest(del), {
     outcome: 'policed',
-    request: { operation: 'DELETE', name: 'aws', oldObject: { kind: 'CloudProfile' } },
+    request: { operation: 'DELETE', kind: 'CloudProfile', name: 'aws', dryRun: false, user: 'alice@example.com' },
   });
   t.notOk(
     (toPolicyRequest(del) as { request: { object?: unknown } }).request.object,
     'DELETE carries no object (kube-apiserver sends null)',
+  );
+});
+
+t.test('a DELETE reads the name and namespace of what goes, and nothing else of it', async (t) => {
+  const broken = { ...cloudProfile({ name: 'aws' }), spec: { kubernetes: 'not an object' } };
+  const del = (oldObject: unknown, extra: Record<string, unknown> = {}) =>
+    toPolicyRequest({
+      ...(review({ operation: 'DELETE', oldObject: cloudProfile({ name: 'aws' }) })
+        .request as unknown as AdmissionRequest),
+      oldObject,
+      ...extra,
+    });
+  t.match(
+    del(broken),
+    { outcome: 'policed', request: { operation: 'DELETE', name: 'aws' } },
+    'a stored spec Gardener could not hold still goes',
+  );
+  t.match(
+    del(cloudProfile({ name: 'aws' }), { object: { spec: 'anything' } }),
+    { outcome: 'policed' },
+    'an object sent along with a DELETE is not read',
+  );
+  t.match(
+    del({ ...cloudProfile({ name: 'aws' }), metadata: { name: '' } }),
+    { outcome: 'malformed', errors: [{ field: 'oldObject.metadata.name' }] },
+    'the name is checked as the schema checks it',
+  );
+  t.match(del({ ...cloudProfile({ name: 'aws' }), apiVersion: 'v1' }), {
+    outcome: 'malformed',
+    errors: [{ field: 'oldObject.apiVersion' }],
+  });
+  t.match(
+    del(null),
+    { outcome: 'malformed', errors: [{ field: 'request.oldObject' }] },
+    'a DELETE without the stored object is refused',
+  );
+  const ncp = namespacedProfile({ name: 'team', namespace: 'garden-team' });
+  t.match(
+    del(
+      { ...ncp, spec: null },
+      {
+        kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: 'NamespacedCloudProfile' },
+        namespace: undefined,
+      },
+    ),
+    { outcome: 'policed', request: { name: 'team', namespace: 'garden-team' } },
+    'the namespace comes from the stored object when the request has none',
   );
 });
 

@@ -1,6 +1,12 @@
 // The reader's error messages are the CLI's: they must name the file and the line of the problem.
 import t from '../helpers/parts.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LIMITS } from '../../src/api/limits.js';
+import type { CloudProfile } from '../../src/api/types.js';
 import { InputError, parseObjects } from '../../src/cluster/object-files.js';
+import { loadStaticState } from '../../src/cluster/static-state.js';
 
 const profile = (name: string, version = '"1.30.0"') => `apiVersion: core.gardener.cloud/v1beta1
 kind: CloudProfile
@@ -102,3 +108,33 @@ t.test('an alias bomb is refused, not expanded', async (t) => {
     message: /^bomb\.yaml:1: not valid YAML: .*alias/i,
   });
 });
+
+t.test(
+  'stored objects (a --state file) are read past the limits, as the informers read them; a request is not',
+  async (t) => {
+    const versions = Array.from({ length: LIMITS.versionsPerList + 1 }, (_, i) => `      - version: "1.${i}.0"`).join(
+      '\n',
+    );
+    const big = `apiVersion: core.gardener.cloud/v1beta1
+kind: CloudProfile
+metadata: {name: big}
+spec:
+  kubernetes:
+    versions:
+${versions}
+  machineImages: []
+`;
+    const [stored] = parseObjects(big, 'state.yaml', { stored: true });
+    t.equal((stored!.object as CloudProfile).spec.kubernetes.versions.length, LIMITS.versionsPerList + 1);
+    t.match(inputErrorOf(big), /more than the limit of 1,000 per list/, 'a file of objects to judge is held to them');
+    const dir = await mkdtemp(join(tmpdir(), 'vp-state-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'state.yaml'), big);
+    const state = await loadStaticState([join(dir, 'state.yaml')]);
+    t.equal(
+      state.cloudProfile('big')?.spec.kubernetes.versions.length,
+      LIMITS.versionsPerList + 1,
+      'serve --state loads it',
+    );
+  },
+);

@@ -47,6 +47,8 @@ export interface TestServerOptions {
   eventLoopWindowMs?: number;
   /** buildServer's forecaster: the reviews' forecasts from a worker thread (server/workers/landscape.ts). */
   forecaster?: ReviewForecaster;
+  /** False: big bodies are parsed on the event loop, not in the body worker. */
+  bodyWorker?: false;
   /**
    * Start from the product's own defaults (the config file's schema defaults: lifecycle gate off,
    * lifecycle defaulting on) instead of the test defaults (gate on, defaulting off).
@@ -204,6 +206,7 @@ export async function startServer(opts: TestServerOptions = {}): Promise<TestSer
     ...(opts.serveMetrics !== undefined ? { serveMetrics: opts.serveMetrics } : {}),
     ...(opts.eventLoopWindowMs ? { eventLoopWindowMs: opts.eventLoopWindowMs } : {}),
     ...(opts.forecaster ? { forecaster: opts.forecaster } : {}),
+    ...(opts.bodyWorker === false ? { bodyWorker: false as const } : {}),
   });
   const url = await server.listen();
   const port = Number(new URL(url).port);

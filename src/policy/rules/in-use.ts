@@ -4,7 +4,7 @@
 // Every lookup goes through the ClusterState indexes, so a check costs O(removed versions × users).
 import type { VersionUse } from '../../api/cluster-state.js';
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
-import type { Judged } from '../rule.js';
+import type { Judged, RemovedVersions } from '../rule.js';
 import { defineRule } from '../rule.js';
 import type {
   CloudProfileSpec,
@@ -49,6 +49,8 @@ interface Removals {
   images: RemovedImage[];
   /** Images the new object adds (CloudProfile only). */
   added: Array<{ name: string; index: number }>;
+  /** What the UPDATE removes past what the webhook reads whole, by name only (request.stored). */
+  byName?: RemovedVersions;
 }
 
 function removedImages(old: readonly NamespacedMachineImage[], cur: readonly NamespacedMachineImage[]): RemovedImage[] {
@@ -82,15 +84,58 @@ function beingDeleted(ctx: ProfileUpdate): boolean {
 
 function updateRemovals(ctx: ProfileUpdate): Removals | undefined {
   if (!ctx.oldObject || beingDeleted(ctx)) return undefined;
-  return removals(ctx.oldObject.spec, ctx.object.spec);
+  const r = removals(ctx.oldObject.spec, ctx.object.spec);
+  const byName = ctx.request.stored?.removed;
+  if (byName) r.byName = byName;
+  return r;
 }
 
 /** Whether the update changes anything other objects may depend on. */
 function matters(ctx: ProfileContext, r: Removals | undefined): r is Removals {
   return (
     r !== undefined &&
-    (r.kubernetes.length > 0 || r.images.length > 0 || (ctx.kind === 'CloudProfile' && r.added.length > 0))
+    (r.kubernetes.length > 0 ||
+      r.images.length > 0 ||
+      (r.byName?.count ?? 0) > 0 ||
+      (ctx.kind === 'CloudProfile' && r.added.length > 0))
   );
+}
+
+/**
+ * Of the removals read by name only (too many to walk), those that can matter, as removals: the
+ * versions Shoots on `refs` use and the `listed` keys (children's entries) that the update removes,
+ * in code-unit order. What it costs grows with what is in use, never with what is removed.
+ */
+function relevantByName(
+  byName: RemovedVersions,
+  refs: readonly ProfileRef[],
+  ctx: ProfileUpdate,
+  listed: ReadonlyMap<string, unknown> = new Map(),
+): Pick<Removals, 'kubernetes' | 'images'> {
+  const k8s = new Set<string>();
+  const images = new Map<string, Set<string>>();
+  const image = (name: string) => images.get(name) ?? images.set(name, new Set()).get(name)!;
+  const note = (name: string | undefined, version: string) => {
+    if (name === undefined) {
+      if (byName.kubernetes.has(version)) k8s.add(version);
+    } else if (byName.imageVersions.has(`${name}\u0000${version}`)) image(name).add(version);
+  };
+  for (const ref of refs) for (const u of ctx.state.versionsInUse(ref)) note(u.image, u.version);
+  for (const key of listed.keys()) {
+    const [kind, a = '', b] = key.split('\u0000');
+    if (kind === 'k8s') note(undefined, a);
+    else if (b !== undefined) note(a, b);
+    else if (byName.images.has(a)) image(a);
+  }
+  const index = new Map((ctx.object.spec.machineImages ?? []).map((img, i) => [img.name, i]));
+  const order = (xs: Iterable<string>) => [...xs].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  return {
+    kubernetes: order(k8s),
+    images: order(images.keys()).map((name): RemovedImage => {
+      const i = byName.images.has(name) ? undefined : index.get(name);
+      return { name, ...(i === undefined ? {} : { index: i }), versions: order(images.get(name)!) };
+    }),
+  };
 }
 
 function needsUsers(ctx: ProfileContext): boolean {
@@ -108,6 +153,15 @@ function checkCloudProfileUpdate(ctx: Judged<'CloudProfile', 'UPDATE'>, r: Remov
   const listed = listedByChildren(children);
   const ncpsListing = (key: string) =>
     cappedList(listed.get(key) ?? [], objectKey, (n) => `NamespacedCloudProfile '${objectKey(n)}'`);
+  if (r.byName) {
+    const more = relevantByName(
+      r.byName,
+      sources.map((s) => s.ref),
+      ctx,
+      listed,
+    );
+    r = { ...r, kubernetes: [...r.kubernetes, ...more.kubernetes], images: [...r.images, ...more.images] };
+  }
 
   for (const version of r.kubernetes) {
     const uses = shootsOn((ref) => ctx.state.kubernetesVersionUsers(ref, version));
@@ -239,6 +293,10 @@ function checkNamespacedUpdate(ctx: Judged<'NamespacedCloudProfile', 'UPDATE'>, 
   // With the override gone, the new merged profile holds the parent's entry (or nothing). Its
   // entries are indexed once, so each removed version is one lookup.
   const merged = mergedEntries(ctx.merged);
+  if (r.byName) {
+    const more = relevantByName(r.byName, [ref], ctx);
+    r = { ...r, kubernetes: [...r.kubernetes, ...more.kubernetes], images: [...r.images, ...more.images] };
+  }
   for (const version of r.kubernetes) {
     const parentEntry = merged.kubernetes.get(version);
     if (!parentEntry || classificationAt(parentEntry, ctx.now) !== 'expired') continue;

@@ -24,6 +24,7 @@ import type {
   NamespacedMachineImage,
 } from '../../api/types.js';
 import { hasLifecycle } from '../../gardener/versions.js';
+import { unchangedByUpdate } from './version-lists.js';
 
 type NcpWrite = Judged<'NamespacedCloudProfile', 'CREATE' | 'UPDATE'>;
 
@@ -38,13 +39,7 @@ const MACHINE_IMAGES = fieldPath('spec', 'machineImages');
  * so finalizers can be removed even after the parent is gone.
  */
 function skipped(ctx: NcpWrite): boolean {
-  const { object, oldObject } = ctx;
-  return (
-    ctx.operation === 'UPDATE' &&
-    oldObject !== undefined &&
-    object.metadata.deletionTimestamp !== undefined &&
-    JSON.stringify(object.spec) === JSON.stringify(oldObject.spec)
-  );
+  return ctx.object.metadata.deletionTimestamp !== undefined && unchangedByUpdate(ctx).spec;
 }
 
 function checkParent(

@@ -119,18 +119,36 @@ export function sameClassificationFields(a: ExpirableVersion, b: ExpirableVersio
   );
 }
 
+const UNCHANGED = preparedKey<{ spec: boolean; metadata: boolean }>('unchanged by the update');
+
+/**
+ * Whether an UPDATE of a NamespacedCloudProfile leaves its spec, and its metadata, as stored:
+ * decided once per review, by the webhook's edge on the whole stored object (request.stored)
+ * or here.
+ */
+export function unchangedByUpdate(ctx: NamespacedCloudProfileContext & { object: NamespacedCloudProfile }): {
+  spec: boolean;
+  metadata: boolean;
+} {
+  const old = ctx.oldObject;
+  if (ctx.operation !== 'UPDATE' || !old) return { spec: false, metadata: false };
+  const compare = () => {
+    const stored = ctx.request.stored;
+    const spec = stored?.sameSpec ?? JSON.stringify(ctx.object.spec) === JSON.stringify(old.spec);
+    const metadata = stored?.sameMetadata ?? JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata);
+    return { spec, metadata };
+  };
+  return ctx.prepared ? ctx.prepared.get(UNCHANGED, compare) : compare();
+}
+
 /**
  * Like gardener-apiserver's NamespacedCloudProfile admission, the merged profile is not judged on
  * an UPDATE that leaves the spec alone and either the metadata too or deletes the object: the
  * parent may have changed since, and that must not block, say, removing a finalizer.
  */
 function mergeUnchanged(ctx: NamespacedCloudProfileContext & { object: NamespacedCloudProfile }): boolean {
-  const old = ctx.oldObject;
-  if (ctx.operation !== 'UPDATE' || !old || JSON.stringify(ctx.object.spec) !== JSON.stringify(old.spec)) return false;
-  return (
-    ctx.object.metadata.deletionTimestamp !== undefined ||
-    JSON.stringify(ctx.object.metadata) === JSON.stringify(old.metadata)
-  );
+  const unchanged = unchangedByUpdate(ctx);
+  return unchanged.spec && (ctx.object.metadata.deletionTimestamp !== undefined || unchanged.metadata);
 }
 
 /**
