@@ -2,7 +2,7 @@
 // Kinds and operations we do not police are said to be so; objects of kinds we police are checked
 // against their schema here, at the edge, so a malformed one is refused with its fields named.
 import type { FieldError, ParseOptions } from '../api/parse.js';
-import { isPolicedKind, parseIdentity, parsePolicedObject } from '../api/parse.js';
+import { isPolicedKind, parsePolicedObject } from '../api/parse.js';
 import type { PolicyRequest } from '../policy/rule.js';
 import type { Kind, Operation, PolicedObject } from '../api/types.js';
 import type { AdmissionRequest } from './review.js';
@@ -31,71 +31,37 @@ export function toPolicyRequest(req: AdmissionRequest): MappedRequest {
     };
   }
   const operation = req.operation as Operation;
-  if (operation === 'DELETE') return deletion(kind, req);
   const errors: FieldError[] = [];
   // The limits apply to what a request adds, never to what is stored (issue 24): the oldObject is
   // stored already, and an UPDATE may keep or shrink what it holds. So a profile over the limits
   // can always be repaired or deleted.
-  const object = checked(kind, req.object, '', true, errors, {
+  const object = checked(kind, req.object, '', operation !== 'DELETE', errors, {
     stored: operation === 'UPDATE' ? req.oldObject : undefined,
   });
   // A refused object needs no oldObject: skip the work of checking one of any size.
-  if (errors.length > 0 || !object) return { outcome: 'malformed', errors };
-  // Of the stored object, only what the rules read (stored.ts): what it claims buys no work.
-  const stored: unknown = req.oldObject;
-  const read =
-    operation === 'UPDATE' && stored !== undefined && stored !== null ? readStored(kind, object, stored) : undefined;
-  const oldObject = checked(kind, read?.oldObject, 'oldObject', operation === 'UPDATE', errors, { limits: false });
   if (errors.length > 0) return { outcome: 'malformed', errors };
+  // The stored object is checked whole, as the rules' own parse checks it: a field they never read
+  // can still make it malformed, and a review of a malformed one is refused (issue 34). Only then
+  // is the part the rules read taken of it (stored.ts): what it claims buys no rule work.
+  const whole = checked(kind, req.oldObject, 'oldObject', operation === 'UPDATE', errors, { limits: false });
+  if (errors.length > 0) return { outcome: 'malformed', errors };
+  // A DELETE's rules read only the name and namespace of what goes (IN-USE finds its referrers).
+  const read = operation === 'UPDATE' && object && whole ? readStored(kind, object, whole) : undefined;
 
-  const meta = object.metadata;
-  const namespace = req.namespace || meta.namespace;
+  const meta = (object ?? whole)?.metadata;
+  // A DELETE's oldObject is not handed on: its namespace is where IN-USE looks when none is given.
+  const namespace =
+    req.namespace || meta?.namespace || (operation === 'DELETE' ? whole?.metadata.namespace : undefined);
   return {
     outcome: 'policed',
     request: {
       operation,
       kind,
-      name: meta.name,
+      name: meta?.name ?? req.name ?? '',
       ...(namespace ? { namespace } : {}),
-      object,
-      ...(oldObject ? { oldObject } : {}),
+      ...(object && operation !== 'DELETE' ? { object } : {}),
+      ...(read ? { oldObject: read.oldObject } : {}),
       ...(read?.stored ? { stored: read.stored } : {}),
-      dryRun: req.dryRun === true,
-      ...(req.userInfo?.username ? { user: req.userInfo.username } : {}),
-    },
-  };
-}
-
-/**
- * A DELETE needs only the name and namespace of what goes (IN-USE looks up its referrers in the
- * cluster state), read from the stored object and checked as the schema checks them: nothing else
- * of it, nor any object sent along, is read.
- */
-function deletion(kind: Kind, req: AdmissionRequest): MappedRequest {
-  const old: unknown = req.oldObject;
-  if (old === undefined || old === null)
-    return {
-      outcome: 'malformed',
-      errors: [{ field: 'request.oldObject', message: 'required for this operation, but missing' }],
-    };
-  const identity = parseIdentity(kind, old);
-  if (!identity.ok)
-    return {
-      outcome: 'malformed',
-      errors: identity.errors.map((e) => ({
-        field: ['oldObject', e.field].filter(Boolean).join('.'),
-        message: e.message,
-      })),
-    };
-  const { name, namespace: own } = identity.object.metadata;
-  const namespace = req.namespace || own;
-  return {
-    outcome: 'policed',
-    request: {
-      operation: 'DELETE',
-      kind,
-      name,
-      ...(namespace ? { namespace } : {}),
       dryRun: req.dryRun === true,
       ...(req.userInfo?.username ? { user: req.userInfo.username } : {}),
     },

@@ -1,8 +1,9 @@
 // The stored object of a review (oldObject), read for what the rules need of it and no more
 // (issue 34). kube-apiserver sends it whole, but nothing bounds what a client claims there: the
 // limits hold the object a request sends (api/limits.ts), while the stored one may be past them
-// and must stay possible to repair or delete. So what is read of it is bounded by the object the
-// request sends and STORED_READ, whatever it claims:
+// and must stay possible to repair or delete. It is checked whole against the schema first
+// (request.ts: a malformed one refuses the review, whichever field is wrong); what the rules then
+// get of it is bounded by the object the request sends and STORED_READ, whatever it claims:
 // - DELETE: nothing here; its name and namespace (request.ts), by which IN-USE finds the referrers.
 // - Shoot UPDATE: the control plane's version and the worker pools the object still has, the first
 //   of each name (the rules match pools by name, the first one; a pool the object drops is not judged).
@@ -40,27 +41,27 @@ type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export interface StoredReading {
-  /** What the rules read of the stored object: an object of the same shape, not checked yet. */
-  oldObject: unknown;
+  /** What the rules read of the stored object: part of it, so still well-formed. */
+  oldObject: PolicedObject;
   stored?: StoredRead;
 }
 
-/** What the rules read of `old`, the stored object of an UPDATE of `object` (checked already). */
-export function readStored(kind: Kind, object: PolicedObject, old: unknown): StoredReading {
-  if (!isRecord(old)) return { oldObject: old };
+/** What the rules read of `stored`, the stored object of an UPDATE of `object` (both checked whole already). */
+export function readStored(kind: Kind, object: PolicedObject, stored: PolicedObject): StoredReading {
+  const old = stored as unknown as Raw & { spec: Raw };
   const out: Raw = { apiVersion: old.apiVersion, kind: old.kind, metadata: readMetadata(old.metadata) };
-  if (!isRecord(old.spec)) return { oldObject: { ...out, spec: old.spec } };
-  if (kind === 'Shoot') return { oldObject: { ...out, spec: readShootSpec(old.spec, object) } };
+  const typed = (o: Raw) => o as unknown as PolicedObject;
+  if (kind === 'Shoot') return { oldObject: typed({ ...out, spec: readShootSpec(old.spec, object) }) };
   const lists = readLists(old.spec, object.spec);
   if (kind === 'NamespacedCloudProfile' && 'parent' in old.spec) lists.spec.parent = old.spec.parent;
   out.spec = lists.spec;
-  const stored: StoredRead = {};
+  const decided: StoredRead = {};
   if (kind === 'NamespacedCloudProfile') {
-    stored.sameSpec = jsonEqual(old.spec, object.spec);
-    stored.sameMetadata = jsonEqual(old.metadata, object.metadata);
+    decided.sameSpec = jsonEqual(old.spec, object.spec);
+    decided.sameMetadata = jsonEqual(old.metadata, object.metadata);
   }
-  if (lists.removed) stored.removed = lists.removed;
-  return Object.keys(stored).length > 0 ? { oldObject: out, stored } : { oldObject: out };
+  if (lists.removed) decided.removed = lists.removed;
+  return Object.keys(decided).length > 0 ? { oldObject: typed(out), stored: decided } : { oldObject: typed(out) };
 }
 
 function readMetadata(meta: unknown): unknown {

@@ -161,26 +161,6 @@ ajv.addFormat('date-time', { type: 'string', validate: (s: string) => typeof ins
 // Compiled on first use: most CLI runs judge one kind, and a compile is a tenth of a CLI start.
 const validatorOf = memo(3, (kind: Kind) => ajv.compile(schemas[kind]));
 
-/** Of an object, what names it: what a DELETE reads of the object that goes. */
-const identityValidatorOf = memo(3, (kind: Kind) =>
-  ajv.compile({
-    type: 'object',
-    required: ['apiVersion', 'kind', 'metadata'],
-    properties: {
-      apiVersion: { const: GROUP_VERSION },
-      kind: { const: kind },
-      metadata: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', minLength: 1 },
-          namespace: kind === 'CloudProfile' ? str : { type: 'string', minLength: 1 },
-        },
-      },
-    },
-  }),
-);
-
 export const POLICED_KINDS: readonly Kind[] = ['CloudProfile', 'NamespacedCloudProfile', 'Shoot'];
 
 export function isPolicedKind(kind: unknown): kind is Kind {
@@ -259,30 +239,17 @@ export function parsePolicedObject(kind: Kind, raw: unknown, opts: ParseOptions 
   const validate = validatorOf(kind);
   if (kind !== 'Shoot') emptyListsAsGardenerSendsThem(raw);
   if (validate(raw)) return { ok: true, object: raw as PolicedObject };
-  return { ok: false, errors: capped(dedupe((validate.errors ?? []).map((e) => describe(e, raw)))) };
-}
-
-/** The kind, name and namespace of `raw`, checked as the full schema checks them; nothing else of it is read. */
-export function parseIdentity(
-  kind: Kind,
-  raw: unknown,
-): ParseResult<{ metadata: { name: string; namespace?: string } }> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    return { ok: false, errors: [{ field: '', message: `a ${kind} must be an object` }] };
-  }
-  const validate = identityValidatorOf(kind);
-  if (validate(raw)) return { ok: true, object: raw };
-  return { ok: false, errors: capped(dedupe((validate.errors ?? []).map((e) => describe(e, raw)))) };
-}
-
-function dedupe(errors: FieldError[]): FieldError[] {
   const seen = new Set<string>();
-  return errors.filter((d) => {
+  const errors: FieldError[] = [];
+  for (const e of validate.errors ?? []) {
+    const d = describe(e, raw);
     const key = `${d.field}\u0000${d.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    if (!seen.has(key)) {
+      seen.add(key);
+      errors.push(d);
+    }
+  }
+  return { ok: false, errors: capped(errors) };
 }
 
 /**

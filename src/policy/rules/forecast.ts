@@ -4,6 +4,7 @@
 // others are warnings (warnings/forecast.ts), and with the default empty list the rule denies
 // nothing and never waits for the cluster state.
 import { fieldPath, type FieldViolation, forbidden } from '../../api/field.js';
+import { LIMITS } from '../../api/limits.js';
 import type { Judged } from '../rule.js';
 import { defineRule } from '../rule.js';
 import { LISTED_USERS } from '../../gardener/usage.js';
@@ -14,6 +15,16 @@ type ProfileUpdate = Judged<'CloudProfile' | 'NamespacedCloudProfile', 'UPDATE'>
 function check(ctx: ProfileUpdate): FieldViolation[] {
   const deny = new Set(ctx.config.forecast.deny);
   if (deny.size === 0) return [];
+  // A removal too big to read whole (admission/stored.ts) is read by name only, and not forecast:
+  // the webhook cannot know what it does to maintenance, so it denies rather than guess allowed.
+  const removed = ctx.request.stored?.removed;
+  if (removed)
+    return [
+      forbidden(
+        fieldPath(),
+        `maintenance forecast not made: the update removes ${removed.count.toLocaleString('en-US')} version entries and images, more than the ${LIMITS.versionEntries.toLocaleString('en-US')} entries or ${LIMITS.machineImages} images read whole, so forecast.deny cannot be judged; remove fewer at once, or run version-policy forecast --proposed`,
+      ),
+    ];
   const answer = forecastOfUpdate(ctx);
   // No forecast (the server's worker did not answer): the webhook cannot know, so it denies.
   if ('unavailable' in answer)
