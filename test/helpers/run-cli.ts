@@ -1,7 +1,8 @@
-// Runs the CLI: `inProcess` calls its main() in this process with streams of its own (most tests:
-// a node start per run made the CLI tests most of the suite's time); `runCli` starts the built CLI
-// (`npm test` builds dist/ before tap) as a child process, the way a CI job would, for what only a
-// process shows (exit status, the bin, pipes). Also writes input files to a temporary directory.
+// Runs the CLI: `runCli` (`inProcess`) calls its main() in this process with streams of its own
+// (most tests: a node start per run made the CLI tests most of the suite's time); `spawnCli` starts
+// the built CLI (`npm test` builds dist/ before tap) as a child process, the way a CI job would, for
+// what only a process shows (exit status, the bin, pipes). Also writes input files to a temporary
+// directory.
 import { execFile } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
