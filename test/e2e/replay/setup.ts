@@ -395,6 +395,21 @@ async function markDeleted(k: Kubectl, o: K8sObject, notes: string[]): Promise<v
   if (res.code !== 0) notes.push(`${o.kind} ${o.metadata.name}: deletionTimestamp not made real: ${res.stderr.trim()}`);
 }
 
+/**
+ * Notes a finalizer of the case that the stored object no longer has: the NamespacedCloudProfile
+ * controller removes its own from one being deleted that no Shoot uses, as it would in a landscape.
+ */
+async function finalizersKept(k: Kubectl, o: K8sObject, notes: string[]): Promise<void> {
+  const want = (o.metadata.finalizers as string[] | undefined) ?? [];
+  if (want.length === 0) return;
+  const stored = await k.get<K8sObject>(ref(o)[0]!, o.metadata.name, o.metadata.namespace).catch(() => undefined);
+  const have = new Set((stored?.metadata.finalizers as string[] | undefined) ?? []);
+  const gone = want.filter((f) => !have.has(f));
+  if (!stored || gone.length === 0) return;
+  const why = o.kind === 'NamespacedCloudProfile' ? ' (its controller, which runs here, removed them)' : '';
+  notes.push(`${o.kind} ${nameOf(o)}: finalizers ${JSON.stringify(gone)} gone before the write${why}`);
+}
+
 function withHold(o: Obj, held: boolean): Obj {
   if (!held) return o;
   const out = structuredClone(o);
@@ -462,6 +477,7 @@ export async function setUp(exempt: Kubectl, c: ReplayCase, farFuture: string): 
   );
   for (const o of created) await extras(exempt, o, notes);
   for (const o of created.filter(deleting)) await markDeleted(exempt, o, notes);
+  for (const o of created) await finalizersKept(exempt, o, notes);
   const count = (kind: string) => created.filter((o) => o.kind === kind).length;
   return {
     created: firsts,

@@ -48,6 +48,8 @@ t.test('every shape is set up as the case has it, or noted, and no case stops th
   for (const mode of ['withWebhook', 'withoutWebhook'] as const) {
     const byId = new Map(out[mode].cases.map((c) => [c.id, c]));
     t.same([...byId.keys()].sort(), [
+      'shape-delete-shoot-gardener-finalizer',
+      'shape-deleting-ncp',
       'shape-deleting-profile-gardener-finalizer',
       'shape-ncp-status',
       'shape-nothing-to-set-up',
@@ -90,6 +92,20 @@ t.test('every shape is set up as the case has it, or noted, and no case stops th
     );
     t.match(stored.metadata.labels, { team: 'payments' }, `${mode}: the write went through`);
     t.match(notes('shape-shoot-status-owner-finalizer'), /Shoot garden-dev\/shoot-one: managedFields not set up/);
+
+    // A DELETE of a Shoot with Gardener's finalizer: it stays, being deleted, until the clean-up.
+    const leaving = byId.get('shape-delete-shoot-gardener-finalizer')!.got.stored!;
+    t.ok(leaving.metadata.deletionTimestamp, `${mode}: the deleted Shoot stays, being deleted`);
+    t.same(leaving.metadata.finalizers, ['gardener'], `${mode}: held by Gardener's finalizer`);
+
+    // A Shoot still on it, so the NamespacedCloudProfile controller keeps its finalizer.
+    const ncp = byId.get('shape-deleting-ncp')!;
+    t.ok(ncp.got.stored!.metadata.deletionTimestamp, `${mode}: the NamespacedCloudProfile was being deleted`);
+    t.ok(
+      ['gardener', 'audit.example.com/retain'].every((f) => ncp.got.stored!.metadata.finalizers?.includes(f)),
+      `${mode}: with Gardener's and a foreign finalizer`,
+    );
+    t.same(ncp.setupNotes, [], `${mode}: nothing noted`);
 
     t.match(
       notes('shape-ncp-status'),
