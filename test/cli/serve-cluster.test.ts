@@ -56,7 +56,7 @@ t.test(
       logs.filter((l) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg))));
     void exit.then(({ code }) => code !== null && code !== 0 && t.fail(`serve exited ${code}: ${stderr()}`));
 
-    const listening = await until('"webhook listening"', () => logged('webhook listening')[0], 60_000, 20);
+    const listening = await until('"webhook listening"', () => logged('webhook listening')[0], 300_000, 20);
     const port = Number(new URL(String(listening.url)).port);
     const get = (path: string) => request(port, 'GET', path, undefined, { ca: certs.ca.certPem });
     const judge = async (object: CloudProfile) =>

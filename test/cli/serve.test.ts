@@ -76,8 +76,13 @@ t.test(
     const res = await request(s.port, 'POST', '/validate', body, { ca: s.ca });
     t.equal(res.status, 200);
     t.equal(res.json<ReviewReply>().response.uid, '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01');
-    const ready = await request(s.port, 'GET', '/readyz', undefined, { ca: s.ca });
-    t.equal(ready.status, 200, 'static state counts as synced');
+    // Ready once the forecast's worker holds its copy of the state (seconds at load 20); a static
+    // state never holds it back.
+    let ready = 0;
+    await until(
+      async () => (ready = (await request(s.port, 'GET', '/readyz', undefined, { ca: s.ca })).status) === 200,
+    );
+    t.equal(ready, 200, 'static state counts as synced');
     t.ok(
       s.lines.some((l) => l.msg === 'admission' && l.uid === '5f0e6c1e-3c4b-4f0e-9b1a-6f1c2a7d9e01'),
       'the admission is logged',
