@@ -153,6 +153,31 @@ export function removeVersion(profile, removed) {
   return next;
 }
 
+/** A NamespacedCloudProfile of `profile` that moves the expiry of its fourth Kubernetes version. */
+export function namespacedProfile(profile, now) {
+  return {
+    apiVersion: 'core.gardener.cloud/v1beta1',
+    kind: 'NamespacedCloudProfile',
+    metadata: { name: 'team', namespace: 'garden-team' },
+    spec: {
+      parent: { kind: 'CloudProfile', name: profile.metadata.name },
+      kubernetes: {
+        versions: [
+          {
+            version: profile.spec.kubernetes.versions[3].version,
+            expirationDate: new Date(now + 400 * 86_400_000).toISOString(),
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** `n` plain Kubernetes versions that no bench profile lists (what a claimed `oldObject` holds). */
+export function claimedVersions(n) {
+  return Array.from({ length: n }, (_, i) => ({ version: `0.${i % 1000}.${Math.floor(i / 1000)}` }));
+}
+
 /** An AdmissionReview v1 request. */
 export function review({ uid, operation, object, oldObject, dryRun = false }) {
   const o = object ?? oldObject;

@@ -8,7 +8,7 @@
 //   node --expose-gc bench/old-object-inproc.js --before DIR [--rounds 5] [--shoots 2000]
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { cloudProfile, shoots } from './fixtures.js';
+import { claimedVersions, cloudProfile, namespacedProfile, review as fixtureReview, shoots } from './fixtures.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
@@ -42,48 +42,14 @@ async function build(dist, worker) {
 
 const profile = cloudProfile({ name: 'aws', now });
 const population = shoots(profile, Number(opt('--shoots', 2000)));
-const ncp = {
-  apiVersion: 'core.gardener.cloud/v1beta1',
-  kind: 'NamespacedCloudProfile',
-  metadata: { name: 'team', namespace: 'garden-team' },
-  spec: {
-    parent: { kind: 'CloudProfile', name: 'aws' },
-    kubernetes: {
-      versions: [
-        {
-          version: profile.spec.kubernetes.versions[3].version,
-          expirationDate: new Date(now + 400 * DAY).toISOString(),
-        },
-      ],
-    },
-  },
-};
+const ncp = namespacedProfile(profile, now);
 const clone = (x) => structuredClone(x);
-const claimed = (n) => Array.from({ length: n }, (_, i) => ({ version: `0.${i % 1000}.${Math.floor(i / 1000)}` }));
-const review = (operation, object, oldObject) => {
-  const o = object ?? oldObject;
-  return Buffer.from(
-    JSON.stringify({
-      apiVersion: 'admission.k8s.io/v1',
-      kind: 'AdmissionReview',
-      request: {
-        uid: 'old-object',
-        kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: o.kind },
-        resource: { group: 'core.gardener.cloud', version: 'v1beta1', resource: `${o.kind.toLowerCase()}s` },
-        name: o.metadata.name,
-        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-        operation,
-        userInfo: { username: 'bench' },
-        object: object ?? null,
-        oldObject: oldObject ?? null,
-      },
-    }),
-  );
-};
+const review = (operation, object, oldObject) =>
+  Buffer.from(JSON.stringify(fixtureReview({ uid: 'old-object', operation, object, oldObject })));
 const shapes = {
   'CloudProfile UPDATE, oldObject claims 240,000 versions': () => {
     const old = clone(profile);
-    old.spec.kubernetes.versions = old.spec.kubernetes.versions.concat(claimed(240_000));
+    old.spec.kubernetes.versions = old.spec.kubernetes.versions.concat(claimedVersions(240_000));
     return review('UPDATE', clone(profile), old);
   },
   'Shoot UPDATE, oldObject claims 50,000 worker pools': () => {
@@ -96,7 +62,7 @@ const shapes = {
   'NamespacedCloudProfile UPDATE, oldObject claims 200,000 overrides': () => {
     const old = clone(ncp);
     old.spec.kubernetes.versions = old.spec.kubernetes.versions.concat(
-      claimed(200_000).map((v) => ({ ...v, expirationDate: '2027-01-01T00:00:00Z' })),
+      claimedVersions(200_000).map((v) => ({ ...v, expirationDate: '2027-01-01T00:00:00Z' })),
     );
     return review('UPDATE', clone(ncp), old);
   },

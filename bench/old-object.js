@@ -11,7 +11,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cloudProfile, shoots } from './fixtures.js';
+import { claimedVersions, cloudProfile, namespacedProfile, review as fixtureReview, shoots } from './fixtures.js';
 import { certificates, startOurs, stop, writeState } from './servers.js';
 import { postMany, processCpuMs, settle, threadCpuMs } from './server-cpu.js';
 
@@ -26,44 +26,10 @@ const now = Math.floor(Date.now() / DAY) * DAY;
 
 const profile = cloudProfile({ name: 'aws', now });
 const population = shoots(profile, shootCount);
-const ncp = {
-  apiVersion: 'core.gardener.cloud/v1beta1',
-  kind: 'NamespacedCloudProfile',
-  metadata: { name: 'team', namespace: 'garden-team' },
-  spec: {
-    parent: { kind: 'CloudProfile', name: 'aws' },
-    kubernetes: {
-      versions: [
-        {
-          version: profile.spec.kubernetes.versions[3].version,
-          expirationDate: new Date(now + 400 * DAY).toISOString(),
-        },
-      ],
-    },
-  },
-};
+const ncp = namespacedProfile(profile, now);
 const clone = (x) => structuredClone(x);
-const review = (operation, object, oldObject) => {
-  const o = object ?? oldObject;
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: 'old-object',
-      kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: o.kind },
-      resource: { group: 'core.gardener.cloud', version: 'v1beta1', resource: `${o.kind.toLowerCase()}s` },
-      name: o.metadata.name,
-      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-      operation,
-      userInfo: { username: 'bench' },
-      object: object ?? null,
-      oldObject: oldObject ?? null,
-    },
-  });
-};
-/** `n` plain Kubernetes versions, none of them the profile's. */
-const claimedVersions = (n) =>
-  Array.from({ length: n }, (_, i) => ({ version: `0.${i % 1000}.${Math.floor(i / 1000)}` }));
+const review = (operation, object, oldObject) =>
+  JSON.stringify(fixtureReview({ uid: 'old-object', operation, object, oldObject }));
 
 const shapes = [
   [
