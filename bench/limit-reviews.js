@@ -5,8 +5,9 @@
 // event loop (process.cpuUsage() would add the GC's helper threads, which run beside it). Issue
 // 24: none may take more than 50 ms of CPU.
 //
-//   node --expose-gc bench/limit-reviews.js [--rounds N] [--json]
+//   node --expose-gc bench/limit-reviews.js [--rounds N] [--only TEXT] [--json]
 //
+// --only runs the shapes whose line ("name webhook gate") holds TEXT, e.g. to profile one with --cpu-prof.
 // Each shape is warmed up, then run N times (default 15); the median and the worst are printed.
 // The inputs are realistic at their size: plain versions of many minors (the product's lifecycle
 // defaulting has work on each), images with containerd and amd64, Shoots on the profile's versions.
@@ -18,6 +19,7 @@ import { LIMITS, SHOOT_LIMITS, STORED_CEILING } from '../dist/api/limits.js';
 const NOW = Date.parse('2026-09-01T00:00:00Z');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const rounds = arg('--rounds', 15);
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
 const BUDGET_MS = 50;
 
 const k8s = (i) => `1.${20 + Math.floor(i / 50)}.${i % 50}`;
@@ -232,6 +234,7 @@ for (const [name, build, freshState] of shapes) {
   for (const webhook of ['mutate', 'validate']) {
     if (webhook === 'mutate' && name.startsWith('Shoot')) continue;
     for (const [gate, config] of Object.entries(configs)) {
+      if (!`${name} ${webhook} ${gate}`.includes(only)) continue;
       const inputs = Array.from({ length: rounds + 3 }, () => ({
         review: build(),
         ctx: { now: NOW, config, state: freshState ? freshState() : state },

@@ -16,7 +16,7 @@
 //   NamespacedCloudProfile, whether the stored spec and metadata equal the object's is decided here
 //   on the whole (NCP-OVERRIDES and the merged-profile check ask it).
 // Stored objects Gardener itself could not hold are the only ones read differently from whole.
-import { LIMITS } from '../api/limits.js';
+import { LIMITS, STORED_CEILING } from '../api/limits.js';
 import type { Kind, PolicedObject } from '../api/types.js';
 import { MANAGED_VERSIONS_ANNOTATION } from '../policy/defaulting/managed-annotation.js';
 import type { RemovedVersions, StoredRead } from '../policy/rule.js';
@@ -28,12 +28,13 @@ import { SortedStrings } from '../util/sorted-strings.js';
  * - removedWhole: entries an UPDATE removes (the limit of entries per object: removing every
  *   version of a profile at the limits is judged in full, forecast included);
  * - removedImages: whole images it removes (the limit of images);
- * - lifecycleStages: stages of each stored lifecycle (the limit of stages; a valid one has four).
+ * - lifecycleStages: stages of each stored lifecycle (the ceiling an UPDATE may keep, 16; a valid
+ *   one has four), so a stored lifecycle an UPDATE keeps is read as it is kept.
  */
 export const STORED_READ = {
   removedWhole: LIMITS.versionEntries,
   removedImages: LIMITS.machineImages,
-  lifecycleStages: LIMITS.lifecycleStages,
+  lifecycleStages: STORED_CEILING.lifecycleStages,
 } as const;
 
 type Raw = Record<string, unknown>;

@@ -98,7 +98,7 @@ t.test('limits: at the limit allowed, one past denied, naming the list, the coun
       withStages,
       LIMITS.lifecycleStages,
       'spec.kubernetes.versions[1].lifecycle',
-      'has 17 stages, more than the limit of 16',
+      'has 9 stages, more than the limit of 8',
     ],
   ];
   for (const [what, make, limit, field, message] of cases) {
