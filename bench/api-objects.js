@@ -147,3 +147,20 @@ export function apiShoot(i) {
     },
   };
 }
+
+/** apiShoot(i)'s metadata, status and provider settings around a stored Shoot's profile, versions and pools. */
+export function apiShootOf(stored, i) {
+  const api = apiShoot(i);
+  const pool = api.spec.provider.workers[0];
+  api.metadata.name = stored.metadata.name;
+  api.metadata.namespace = stored.metadata.namespace;
+  api.spec.cloudProfile = stored.spec.cloudProfile;
+  api.spec.cloudProfileName = stored.spec.cloudProfile.name;
+  api.spec.kubernetes.version = stored.spec.kubernetes.version;
+  api.spec.provider.workers = stored.spec.provider.workers.map((w) => ({
+    ...pool,
+    ...w,
+    machine: { ...pool.machine, ...w.machine },
+  }));
+  return api;
+}

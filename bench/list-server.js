@@ -1,7 +1,7 @@
 // A list/watch endpoint for the informer memory benchmark: HTTPS on 127.0.0.1 with the bench
 // certificates and a bearer token, serving `shoots` realistic Shoots (api-objects.js) in LIST
-// pages of `limit` with continue tokens, the given CloudProfiles, no NamespacedCloudProfiles, and
-// watches that stay open without events. Pages are built when asked for, so the 100,000 Shoots
+// pages of `limit` with continue tokens (`shoot(i)` makes the i-th, apiShoot by default), the given
+// CloudProfiles and NamespacedCloudProfiles, and watches that stay open without events. Pages are built when asked for, so the 100,000 Shoots
 // never sit in this process as JSON. Benchmarks only (the tests have their own fake API server).
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -19,7 +19,7 @@ function listItem(o) {
   return rest;
 }
 
-export async function startListServer(certs, { shoots, profiles }) {
+export async function startListServer(certs, { shoots, profiles, namespacedProfiles = [], shoot = apiShoot }) {
   const watches = new Set();
   const stats = { pages: 0, bytes: 0 };
   const server = createServer({ key: readFileSync(certs.key), cert: readFileSync(certs.cert) }, (req, res) => {
@@ -37,11 +37,12 @@ export async function startListServer(certs, { shoots, profiles }) {
     let items = [];
     let next = '';
     if (plural === 'cloudprofiles') items = profiles.map(listItem);
+    if (plural === 'namespacedcloudprofiles') items = namespacedProfiles.map(listItem);
     if (plural === 'shoots') {
       const from = Number(url.searchParams.get('continue') || 0);
       const limit = Number(url.searchParams.get('limit') || shoots);
       const to = Math.min(shoots, from + limit);
-      for (let i = from; i < to; i++) items.push(apiShoot(i));
+      for (let i = from; i < to; i++) items.push(shoot(i));
       if (to < shoots) next = String(to);
     }
     const body = JSON.stringify({
