@@ -36,7 +36,7 @@ export interface LandscapeOptions {
   workerData?: Record<string, unknown>;
   /** The pause before a replacement, doubling per crash in a row up to 30 s (default 250 ms). */
   restartDelayMs?: number;
-  /** The worker's heap bounds: past them the worker ends, never the process. */
+  /** The worker's heap bounds: past them the worker ends, never the process. Default LANDSCAPE_WORKER_LIMITS. */
   resourceLimits?: ResourceLimits;
   /** The worker's entry module; tests give one with faults. */
   entry?: URL;
@@ -49,6 +49,12 @@ interface Pending {
   onPart?: (value: unknown) => void;
   timer?: NodeJS.Timeout;
 }
+
+/**
+ * 16 MiB of young generation, not V8's 48: a forecast's garbage is collected sooner (bench/memory-50k.js).
+ * The old generation is V8's (from the container's memory limit): the mirror grows with the landscape.
+ */
+export const LANDSCAPE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16 };
 
 const MAX_RESTART_DELAY_MS = 30_000;
 /** A worker that has run this long without a crash resets the pause before the next replacement. */
@@ -163,7 +169,7 @@ export class LandscapeWorker {
     const setup: WorkerSetup = { ...this.opts.workerData };
     const worker = new Worker(this.opts.entry ?? new URL('./worker-main.js', import.meta.url), {
       workerData: setup,
-      ...(this.opts.resourceLimits ? { resourceLimits: this.opts.resourceLimits } : {}),
+      resourceLimits: this.opts.resourceLimits ?? LANDSCAPE_WORKER_LIMITS,
     });
     // The worker never keeps the process alive: stop() ends it, and so does the process's exit.
     worker.unref();
