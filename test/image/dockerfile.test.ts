@@ -85,3 +85,14 @@ t.test('.dockerignore keeps dependencies, git and keys out of the build context'
   for (const entry of ['node_modules/', 'dist/', '.git/', '*.key', 'certs/', 'dev-certs/'])
     t.ok(ignored.includes(entry), entry);
 });
+
+t.test("the runtime stage's environment: production, and glibc's mmap threshold fixed", async (t) => {
+  const env = (await runtimeStage()).instructions.filter((i) => i.op === 'ENV').map((i) => i.args);
+  t.ok(env.includes('NODE_ENV=production'), 'NODE_ENV=production');
+  // production-install.e2e.ts runs the entry point with this environment (inContainerEnv).
+  t.ok(
+    env.includes('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072'),
+    'a freed big body goes back to the kernel (bench/memory-50k.js)',
+  );
+  t.equal(env.length, 2, `no other ENV: ${env.join('; ')}`);
+});

@@ -38,6 +38,7 @@ function inContainerEnv(cmd: string, args: string[]): string[] {
     `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`,
     'HOME=/nonexistent',
     'NODE_ENV=production',
+    'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072',
     cmd,
     ...args,
   ];
@@ -442,9 +443,9 @@ t.test('the ENTRYPOINT runs from a production-only install, read-only, as the im
             const as = process.getuid?.() === 0 ? { uid: uid!, gid: gid! } : undefined;
             const argv = [
               'env',
-              ...inContainerEnv(node, args).slice(0, 4),
+              ...inContainerEnv(node, args).slice(0, 5),
               ...env,
-              ...inContainerEnv(node, args).slice(4),
+              ...inContainerEnv(node, args).slice(5),
             ];
             const cwd = d.workdir ? toHost(d.workdir) : app;
             if (d.detach) {
