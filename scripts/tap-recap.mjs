@@ -8,9 +8,12 @@
 // `--beside SCRIPT` runs an npm script (typecheck, lint) at the same time, its output held and
 // printed after tap's, with a line saying how it ended, so that it never cuts into the TAP and the
 // summary line stays last. The exit code is the first non-zero one.
+// Each test process gets test/helpers/untracked-loads.mjs through NODE_OPTIONS (see there).
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+const UNTRACKED = new URL('../test/helpers/untracked-loads.mjs', import.meta.url).href;
 
 const SUMMARY = /^# \{ total: \d+/;
 
@@ -105,7 +108,8 @@ async function main(argv) {
   }
   const others = names.map(beside);
   const piped = !process.stdout.isTTY;
-  const tap = spawn('tap', args, { stdio: ['inherit', piped ? 'pipe' : 'inherit', 'inherit'] });
+  const nodeOptions = [process.env.NODE_OPTIONS, `--import=${UNTRACKED}`].filter(Boolean).join(' ');
+  const tap = spawn('tap', [`--test-env=NODE_OPTIONS=${nodeOptions}`, ...args], { stdio: ['inherit', piped ? 'pipe' : 'inherit', 'inherit'] });
   const children = [tap, ...others.map((o) => o.child)];
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
     process.on(signal, () => {
