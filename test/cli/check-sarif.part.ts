@@ -3,7 +3,7 @@
 // commands as the runner parses them; both put each finding at its file and the line of its field.
 // First on verdicts built by hand, so every kind of finding shows up, then on real files.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { forecastWarnings } from '../../src/cli/check-forecast.js';
 import { type JudgedObject, render, renderError } from '../../src/cli/check-output.js';
 import type { LocatedFinding } from '../../src/cli/check-report.js';

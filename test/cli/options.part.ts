@@ -1,4 +1,4 @@
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { InvalidArgumentError } from 'commander';
 import { collect, parseFeatureGates, parseRfc3339 } from '../../src/cli/options.js';
 

@@ -1,7 +1,7 @@
 // Usage errors of every command and of the top level, through the built CLI: exactly one line on stderr, exit 2,
 // nothing on stdout. Commander's hints ("Did you mean …?") stay, joined onto that line. (check's
 // usage and input errors are in check-input-errors.test.ts, more of explain's in explain.test.ts.)
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const CASES: Array<[string, string[], RegExp]> = [

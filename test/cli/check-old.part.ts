@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { CLEAN_ENV, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { operations, parseReport, rulesOf, runCheckCli } from './check-run.js';

@@ -1,7 +1,7 @@
 // `version-policy check` end to end: the built CLI on YAML files in a temp dir. These tests need
 // no rule to deny, so they hold whichever rules have landed; denials are in check-rules.test.ts.
 import { readFile } from 'node:fs/promises';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import type { PolicedObject } from '../../src/api/types.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';

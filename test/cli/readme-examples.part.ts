@@ -4,7 +4,7 @@
 // fixtures they use must agree with the demo state.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { CheckResult } from '../../src/cli/check-output.js';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';

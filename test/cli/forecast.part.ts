@@ -6,7 +6,7 @@ import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ICAL from 'ical.js';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { CLEAN_ENV, runCli, tempDir } from '../helpers/run-cli.js';
 
 const git = promisify(execFile);

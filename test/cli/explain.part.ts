@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { ExplainReport } from '../../src/report/version-report.js';
 import { runCli } from '../helpers/run-cli.js';
 

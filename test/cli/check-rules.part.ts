@@ -1,7 +1,7 @@
 // What `check` does with real denials: exit 1, DENIED lines and violations, the state deciding
 // UPDATE vs CREATE, and --now, --feature-gates and --config reaching the rules. Each test needs a
 // rule to deny and is skipped while that rule is pending (test/helpers/cases.ts).
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import type { CheckResult } from '../../src/cli/check-output.js';
 import { cloudProfile, image, shoot } from '../helpers/objects.js';
 import { runCli, tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { cloudProfile, namespacedProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { parseReport, runCheckCli } from './check-run.js';

@@ -3,7 +3,7 @@
 // `forecast --proposed` showed two Shoots forced to 1.32). As warnings, with each finding in JSON
 // at the line of its version; forecast.deny is the gate (the demo runs are docs/check.md's,
 // readme-examples.test.ts). A NamespacedCloudProfile's Shoots count on its merged profile.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { tempDir, writeFiles } from '../helpers/run-cli.js';
 import { parseReport, runCheckCli } from './check-run.js';
 

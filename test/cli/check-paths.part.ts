@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { canonical, expandOne, globRegExp, rootOf } from '../../src/cli/check-paths.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { CLEAN_ENV, tempDir, yamlDocs } from '../helpers/run-cli.js';

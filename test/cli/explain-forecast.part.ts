@@ -6,7 +6,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { stringify } from 'yaml';
 import { readObjectFile } from '../../src/cluster/object-files.js';
 import { objectKey } from '../../src/api/types.js';

@@ -10,7 +10,7 @@
 // share one run; the runs go two at a time to keep this file fast on a shared machine.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { CheckResult } from '../../src/cli/check-output.js';
 import { caseInput, caseState, loadCases, mismatches, type PolicyCase } from '../helpers/cases.js';
 import { decide } from '../helpers/objects.js';

@@ -1,7 +1,7 @@
 // The three output formats of `check`, on verdicts built by hand so every line kind shows up
 // whatever the rules say today (the end-to-end tests are in check*.test.ts).
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   type CheckReport,
   type JudgedObject,

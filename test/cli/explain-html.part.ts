@@ -1,7 +1,7 @@
 // `explain --output html` through the built CLI: the page for the file's profiles, the window
 // flags, and their usage errors (exit 2, one line). The page's content is tested in test/report/.
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { attr, byClass, elements, hasClass, parsePage } from '../helpers/html-dom.js';
 import { runCli } from '../helpers/run-cli.js';
 

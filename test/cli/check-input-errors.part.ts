@@ -3,7 +3,7 @@
 // format), and never a stack trace.
 import { mkdir } from 'node:fs/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
 import { fewAtATime, runCheckCli } from './check-run.js';

@@ -1,7 +1,7 @@
 // `check` judges what the cluster would store: the mutating path first, then the rules on its
 // result, and it lists the defaults it applied. --no-mutate judges the object as written (issue 12).
 import jsonpatch from 'fast-json-patch';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import type { PolicedObject } from '../../src/api/types.js';
 import { cloudProfile, shoot } from '../helpers/objects.js';
 import { tempDir, writeFiles, yamlDocs } from '../helpers/run-cli.js';
