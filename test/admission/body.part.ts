@@ -1,5 +1,5 @@
 // Bytes → review, without a server: the media type and coding rules, the nesting scan, and which
-// refusals keep a uid. (test/server/bad-input.test.ts sends the same classes over HTTPS.)
+// refusals keep a uid. (test/server/bad-input.part.ts sends the same classes over HTTPS.)
 import { gzipSync } from 'node:zlib';
 import t from '../helpers/parts.js';
 import {

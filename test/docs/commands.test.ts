@@ -69,7 +69,7 @@ const ELSEWHERE: Array<[RegExp, string]> = [
     /^KUBECONFIG=\S+ (npx )?version-policy check --cluster /,
     "needs a cluster: test/e2e/kube-apiserver.e2e.ts (ciReader) runs it with the chart's CI identity against the real kube-apiserver",
   ],
-  [/^open http/, 'opens a browser on the port-forwarded pages; test/server/ui.test.ts serves them'],
+  [/^open http/, 'opens a browser on the port-forwarded pages; test/server/ui.part.ts serves them'],
   [/^version-policy explain \[/, 'the synopsis, not a command'],
   [
     /^(E2E_\w+=\S+ )*npm run test:e2e\b/,

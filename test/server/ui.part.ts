@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { buildProbeServer } from '../../src/server/app.js';

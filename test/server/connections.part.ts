@@ -4,7 +4,7 @@
 // closes them, so a close is the timeout's doing; how soon is the bench's business, not a unit
 // test's (a hang meets tap's timeout).
 import net from 'node:net';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { defaultConfig, resolveConfig } from '../../src/config.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { review, startServer } from '../helpers/server.js';

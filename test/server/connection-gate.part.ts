@@ -8,7 +8,7 @@
 import net from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { defaultConfig } from '../../src/config.js';
 import { buildProbeServer, urlOf } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logging.js';

@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { resolveConfig } from '../../src/config.js';
 import { SERVICE_ACCOUNT_DIR } from '../../src/cluster/service-account.js';
 import { createLogger } from '../../src/server/logging.js';

@@ -3,7 +3,7 @@
 // left alone, allowed and denied. The in-process tables (test/policy/defaulting/*) cover the policy
 // in depth; this file shows that the served webhook, configured as it ships, does the same.
 import jsonpatch from 'fast-json-patch';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { resolveConfig } from '../../src/config.js';
 import type { CloudProfile, ExpirableVersion, PolicedObject } from '../../src/api/types.js';
 import { MAX_WARNING_BYTES, MAX_WARNING_LENGTH, MAX_WARNINGS } from '../../src/policy/warnings/budget.js';

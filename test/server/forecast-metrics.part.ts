@@ -1,7 +1,7 @@
 // The fleet forecast as gauges: Shoots with a forced update within 7 and 30 days and with a
 // predicted failure, per profile and version, read from the last background forecast; the
 // forecast pauses between Shoots so admission reviews get the event loop; the series are capped.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { Registry } from 'prom-client';
 import { staticState } from '../../src/cluster/static-state.js';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';

@@ -2,7 +2,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import {
   createCertificateAuthority,
   createDevCertificates,

@@ -1,6 +1,6 @@
 // POST /validate and /mutate end to end: real HTTPS server, real AdmissionReview JSON.
 import jsonpatch from 'fast-json-patch';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { staticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import { fieldPath, forbidden } from '../../src/api/field.js';

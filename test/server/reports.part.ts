@@ -4,7 +4,7 @@
 // report, an unchanged report is not written); a replica that loses the Lease stops writing at
 // once; another takes over once the Lease has run out, and writes the same results. Time is a
 // counter the test moves: no assertion waits on the wall clock.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { connectionFrom } from '../../src/cluster/api-client.js';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
 import { loadKubeConfig } from '../../src/cluster/kubeconfig.js';

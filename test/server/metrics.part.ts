@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule } from '../../src/policy/rule.js';
 import { createLogger } from '../../src/server/logging.js';

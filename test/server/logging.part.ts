@@ -1,5 +1,5 @@
 // One JSON line per admission with the request's identity and the verdict; objects never logged.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { fieldPath, forbidden } from '../../src/api/field.js';
 import { defineRule, type RuleContext } from '../../src/policy/rule.js';
 import { textWarning } from '../../src/policy/warning.js';

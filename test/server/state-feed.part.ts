@@ -2,7 +2,7 @@
 // at most OBJECTS_PER_TURN objects per turn of the event loop; a relist's swap sends only what it
 // changed; an ask goes after the deltas before it. The mirror here is the worker's own code
 // (applyDeltas) on this thread: what crosses the thread boundary is plain data either way.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { PolicedObject } from '../../src/api/types.js';
 import { ClusterIndex, emptyStore, upsertInto } from '../../src/cluster/cluster-index.js';
 import { staticState } from '../../src/cluster/static-state.js';

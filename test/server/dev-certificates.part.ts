@@ -4,7 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { DEV_CERT_DIR_ENV, writeDevCertificates } from '../../src/server/tls/dev-certificates.js';
 import { tempDir } from '../helpers/run-cli.js';
 

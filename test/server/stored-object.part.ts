@@ -3,7 +3,7 @@
 // the whole object, refuses them (issue 34), on /validate and /mutate, DELETE and UPDATE, in a
 // small body (read on the event loop) and a big one (read in the body worker). Each well-formed
 // twin is allowed, so the refusal is the malformed field's doing.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { INCREMENTAL_BODY_BYTES } from '../../src/admission/body.js';
 import type { CloudProfile } from '../../src/api/types.js';
 import { cloudProfile } from '../helpers/objects.js';

@@ -2,7 +2,7 @@
 // fixtures must agree with each other (the review's oldObject is the stored profile, the removed
 // version has users), and the webhook must answer the review exactly as evaluate() decides.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { loadStaticState } from '../../src/cluster/static-state.js';
 import { evaluate } from '../../src/policy/evaluate.js';
 import { formatDenial, formatViolation } from '../../src/policy/decision.js';

@@ -3,7 +3,7 @@
 // kube-apiserver shows); without a readable uid, a plain 4xx with a JSON body.
 import https from 'node:https';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { MAX_NESTING_DEPTH, MAX_UID_LENGTH } from '../../src/admission/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { request, review, startServer, type Reply, type ReviewReply, type TestServer } from '../helpers/server.js';

@@ -1,7 +1,7 @@
 // Repair is always possible (issue 24): a profile stored over the request limits (written before
 // the webhook was installed, or while it was off) can be shrunk and deleted. The limits apply to
 // what a request adds, never to the stored oldObject.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { LIMITS } from '../../src/api/limits.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { review, startServer, type ReviewReply } from '../helpers/server.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { resolveConfig } from '../../src/config.js';
 import { createLogger } from '../../src/server/logging.js';
 import { startWebhook } from '../../src/server/run.js';

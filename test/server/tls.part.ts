@@ -2,7 +2,7 @@
 // certificates required when a client CA is configured.
 import https from 'node:https';
 import tls from 'node:tls';
-import t, { type Test } from 'tap';
+import t, { type Test } from '../helpers/parts.js';
 import { cloudProfile } from '../helpers/objects.js';
 import { authority, request, review, startServer, writeCertFiles, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';

@@ -1,5 +1,5 @@
 // /healthz and /readyz on the webhook port and on the optional plain-HTTP probe port.
-import t from 'tap';
+import t from '../helpers/parts.js';
 import { ClusterIndex } from '../../src/cluster/cluster-index.js';
 import { buildProbeServer, urlOf } from '../../src/server/app.js';
 import { createLogger } from '../../src/server/logging.js';

@@ -1,7 +1,7 @@
 // The self-managed source's decision, step by step on a virtual clock: what the Secret should hold
 // next. Keys and certificates are real (made now, dated on the virtual clock); nothing is faked.
 import { X509Certificate } from 'node:crypto';
-import t from 'tap';
+import t from '../helpers/parts.js';
 import type { AuthorityState, Mint, PlanContext, PlanTimes } from '../../src/server/tls/self-managed-state.js';
 import {
   DATA_KEYS,
