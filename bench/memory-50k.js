@@ -23,10 +23,10 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { apiShootOf } from './api-objects.js';
-import { cloudProfile, shoots as shootsOn } from './fixtures.js';
+import { cloudProfile, namespacedProfile, shoots as shootsOn } from './fixtures.js';
 import { startListServer } from './list-server.js';
 import { certificates, ROOT, startOurs, stop, writeState } from './servers.js';
-import { namespacedProfile, worstReviews } from './worst-reviews.js';
+import { worstReviews } from './worst-reviews.js';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
 const SHOOTS = Number(arg('--shoots', 50_000));

@@ -6,50 +6,11 @@
 //   bulkExpiry  the bulk UPDATE operators make: a kubeletVersionConstraint on every image version
 //               and every image version but the newest expiring in two days (forecast at admission)
 // Used by bench/memory-50k.js and test/faults/memory.faults.ts.
+import { claimedVersions, namespacedProfile, review as fixtureReview } from './fixtures.js';
+
 const DAY = 86_400_000;
-
-/** The NamespacedCloudProfile the reviews name: one override of the parent's fourth version. */
-export function namespacedProfile(profile, now) {
-  return {
-    apiVersion: 'core.gardener.cloud/v1beta1',
-    kind: 'NamespacedCloudProfile',
-    metadata: { name: 'team', namespace: 'garden-team' },
-    spec: {
-      parent: { kind: 'CloudProfile', name: profile.metadata.name },
-      kubernetes: {
-        versions: [
-          {
-            version: profile.spec.kubernetes.versions[3].version,
-            expirationDate: new Date(now + 400 * DAY).toISOString(),
-          },
-        ],
-      },
-    },
-  };
-}
-
-export function review(operation, object, oldObject, uid = 'worst-review') {
-  const o = object ?? oldObject;
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'core.gardener.cloud', version: 'v1beta1', kind: o.kind },
-      resource: { group: 'core.gardener.cloud', version: 'v1beta1', resource: `${o.kind.toLowerCase()}s` },
-      name: o.metadata.name,
-      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-      operation,
-      userInfo: { username: 'bench' },
-      object: object ?? null,
-      oldObject: oldObject ?? null,
-    },
-  });
-}
-
-/** `n` plain Kubernetes versions, none of them the profile's. */
-const claimedVersions = (n) =>
-  Array.from({ length: n }, (_, i) => ({ version: `0.${i % 1000}.${Math.floor(i / 1000)}` }));
+const review = (operation, object, oldObject) =>
+  JSON.stringify(fixtureReview({ uid: 'worst-review', operation, object, oldObject }));
 
 /** The four bodies, by name; `shoot` is one Shoot on `profile` as stored (apiVersion and kind set). */
 export function worstReviews({ profile, shoot, now }) {
